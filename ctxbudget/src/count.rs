@@ -1,0 +1,218 @@
+//! Token counting: the [`TokenCounter`] trait and the chars/4 [`CharEstimate`].
+//!
+//! The exact OpenAI counter, [`Tiktoken`](crate::Tiktoken), lives in its own module
+//! behind the `tiktoken` feature.
+
+use std::sync::Arc;
+
+/// Counts the tokens a text costs in a model's prompt.
+///
+/// Implemented for closures `Fn(&str) -> usize`, for [`CharEstimate`], for
+/// [`Tiktoken`](crate::Tiktoken) (feature `tiktoken`), and for `&T`, `Box<T>` and
+/// `Arc<T>` of any counter. The trait is object safe: `&dyn TokenCounter` works
+/// everywhere a counter is expected.
+///
+/// Only [`count`](TokenCounter::count) is required. The provided methods let the
+/// trimming engine work in time proportional to what it keeps instead of what it is
+/// given; a counter whose count adds up over pieces of text should override
+/// [`next_split`](TokenCounter::next_split) and
+/// [`prev_split`](TokenCounter::prev_split).
+///
+/// # Example
+///
+/// ```
+/// use ctxbudget::{CharEstimate, TokenCounter};
+///
+/// // A closure is a counter: here, one token per whitespace-separated word.
+/// let words = |text: &str| text.split_whitespace().count();
+/// assert_eq!(words.count("three little words"), 3);
+///
+/// // The chars/4 estimate, rounded up.
+/// assert_eq!(CharEstimate.count("hello"), 2);
+///
+/// // Trait objects work too.
+/// let counters: Vec<Box<dyn TokenCounter>> = vec![Box::new(words), Box::new(CharEstimate)];
+/// assert_eq!(counters[1].count(""), 0);
+/// ```
+pub trait TokenCounter {
+    /// The number of tokens `text` costs.
+    fn count(&self, text: &str) -> usize;
+
+    /// The first *split point* of `text` at or after byte offset `from`, if this
+    /// counter knows one.
+    ///
+    /// A split point `i` is a byte offset, strictly inside `text`, at which counts add
+    /// up: for every `x < i < y` (char boundaries),
+    /// `count(&text[x..y]) == count(&text[x..i]) + count(&text[i..y])`.
+    /// The trimming engine counts the pieces between split points once each and never
+    /// counts a growing prefix again.
+    ///
+    /// The default knows no split points and returns `None`; the engine then falls
+    /// back to counting prefixes, which is correct for any counter but slower.
+    fn next_split(&self, text: &str, from: usize) -> Option<usize> {
+        let _ = (text, from);
+        None
+    }
+
+    /// The last split point of `text` strictly before byte offset `before`, if this
+    /// counter knows one. See [`next_split`](TokenCounter::next_split).
+    fn prev_split(&self, text: &str, before: usize) -> Option<usize> {
+        let _ = (text, before);
+        None
+    }
+
+    /// Counts `text` but gives up once the count passes `limit`: `Some(count)` when
+    /// `count <= limit`, `None` otherwise.
+    ///
+    /// With split points this costs about as much as counting the first `limit`
+    /// tokens of `text`, however long `text` is.
+    ///
+    /// ```
+    /// use ctxbudget::{CharEstimate, TokenCounter};
+    ///
+    /// assert_eq!(CharEstimate.count_within("12345678", 2), Some(2));
+    /// assert_eq!(CharEstimate.count_within("123456789", 2), None);
+    /// ```
+    fn count_within(&self, text: &str, limit: usize) -> Option<usize> {
+        let mut start = 0;
+        let mut total = 0usize;
+        // Grow the step so that a text with split points costs about `limit` tokens
+        // of counting, and a text without them costs one full count.
+        let mut step = limit.saturating_mul(2).max(64);
+        while start < text.len() {
+            let end = match text.get(start..).map(str::len) {
+                Some(rest) if rest > step => self
+                    .next_split(text, start.saturating_add(step))
+                    .unwrap_or(text.len()),
+                _ => text.len(),
+            };
+            total = total.saturating_add(self.count(&text[start..end]));
+            if total > limit {
+                return None;
+            }
+            start = end;
+            step = limit.saturating_sub(total).saturating_mul(2).max(64);
+        }
+        Some(total)
+    }
+}
+
+impl<F> TokenCounter for F
+where
+    F: Fn(&str) -> usize,
+{
+    fn count(&self, text: &str) -> usize {
+        self(text)
+    }
+}
+
+macro_rules! forward_token_counter {
+    ($([$($generics:tt)*] $pointer:ty),* $(,)?) => {$(
+        impl<$($generics)*> TokenCounter for $pointer {
+            fn count(&self, text: &str) -> usize {
+                (**self).count(text)
+            }
+            fn next_split(&self, text: &str, from: usize) -> Option<usize> {
+                (**self).next_split(text, from)
+            }
+            fn prev_split(&self, text: &str, before: usize) -> Option<usize> {
+                (**self).prev_split(text, before)
+            }
+            fn count_within(&self, text: &str, limit: usize) -> Option<usize> {
+                (**self).count_within(text, limit)
+            }
+        }
+    )*};
+}
+
+// A blanket impl for `&T` and `Box<T>` would overlap the closure impl (a reference
+// to a closure is a closure), so references and boxes are covered for trait
+// objects and for this crate's counters; `Arc<T>` and `Rc<T>` for every counter.
+forward_token_counter!(
+    ['c] &'c dyn TokenCounter,
+    ['c] &'c (dyn TokenCounter + Send + Sync),
+    [] Box<dyn TokenCounter>,
+    [] Box<dyn TokenCounter + Send + Sync>,
+    [T: TokenCounter + ?Sized] Arc<T>,
+    [T: TokenCounter + ?Sized] std::rc::Rc<T>,
+    ['c] &'c CharEstimate,
+    [] Box<CharEstimate>,
+);
+
+/// The character estimate: `ceil(chars / 4)` tokens, and `""` costs 0.
+///
+/// This is the estimate seed 003 specifies. It needs no vocabulary and is a fair
+/// guess for English prose, but it can be far off for code, CJK text or emoji:
+/// use [`Tiktoken`](crate::Tiktoken) when the budget is a hard limit of a real model.
+///
+/// ```
+/// use ctxbudget::{CharEstimate, TokenCounter};
+///
+/// assert_eq!(CharEstimate.count(""), 0);
+/// assert_eq!(CharEstimate.count("abcd"), 1);
+/// assert_eq!(CharEstimate.count("abcde"), 2);
+/// // Characters, not bytes: four CJK characters are one token.
+/// assert_eq!(CharEstimate.count("日本語文"), 1);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct CharEstimate;
+
+impl CharEstimate {
+    /// `ceil(chars / 4)` as a plain function, for callers without a counter value.
+    pub fn estimate(text: &str) -> usize {
+        text.chars().count().div_ceil(4)
+    }
+}
+
+impl TokenCounter for CharEstimate {
+    fn count(&self, text: &str) -> usize {
+        Self::estimate(text)
+    }
+
+    fn count_within(&self, text: &str, limit: usize) -> Option<usize> {
+        // Never look at more than `4 * limit + 1` characters.
+        let cap = limit.saturating_mul(4).saturating_add(1);
+        let chars = text.chars().take(cap).count();
+        let tokens = chars.div_ceil(4);
+        (tokens <= limit).then_some(tokens)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn char_estimate_rounds_up_and_counts_chars() {
+        assert_eq!(CharEstimate.count(""), 0);
+        assert_eq!(CharEstimate.count("a"), 1);
+        assert_eq!(CharEstimate.count("abcd"), 1);
+        assert_eq!(CharEstimate.count("abcde"), 2);
+        assert_eq!(CharEstimate.count("ééééé"), 2);
+    }
+
+    #[test]
+    fn count_within_agrees_with_count() {
+        let text = "one two three four five six seven eight nine ten";
+        for limit in 0..20 {
+            let expected = CharEstimate.count(text);
+            let got = CharEstimate.count_within(text, limit);
+            assert_eq!(
+                got,
+                (expected <= limit).then_some(expected),
+                "limit {limit}"
+            );
+            let default_impl = (|t: &str| CharEstimate.count(t)).count_within(text, limit);
+            assert_eq!(default_impl, got, "default impl, limit {limit}");
+        }
+    }
+
+    #[test]
+    fn pointers_forward() {
+        let boxed: Box<dyn TokenCounter> = Box::new(CharEstimate);
+        let shared = Arc::new(CharEstimate);
+        assert_eq!(boxed.count("abcde"), 2);
+        assert_eq!(shared.count("abcde"), 2);
+        assert_eq!((&&CharEstimate).count("abcde"), 2);
+    }
+}

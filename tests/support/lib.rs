@@ -1,0 +1,1 @@
+//! Helpers shared by ctxbudget's integration tests, examples and benches.
