@@ -9,5 +9,11 @@
 //!    reservation at the strongest boundary that does not waste the budget.
 
 mod count;
+#[cfg(feature = "tiktoken")]
+mod tiktoken;
+mod trim;
 
 pub use count::{CharEstimate, TokenCounter};
+#[cfg(feature = "tiktoken")]
+pub use tiktoken::{Encoding, Tiktoken, UnknownModel};
+pub use trim::{Boundary, Keep, TrimOptions, Trimmed, trim_to_budget, trim_with};

@@ -1,0 +1,427 @@
+//! Finding how much of a text fits a budget, counting each piece once.
+//!
+//! The text is walked in chunks that end at the counter's split points (see
+//! [`TokenCounter::next_split`]), whose counts add up exactly, so the cost follows
+//! what fits rather than what was given. Every chunk end is recorded in a
+//! [`Ledger`], which later gives the exact count of any prefix (or suffix) by
+//! counting only the stretch after the nearest recorded split point.
+
+use crate::TokenCounter;
+
+/// Chunks are never shorter than this many bytes, so the per-call cost of a
+/// counter stays small next to the work of counting.
+const MIN_STEP: usize = 48;
+/// Chunks are never longer than this many bytes, so overshooting the budget
+/// costs at most this much extra counting.
+const MAX_STEP: usize = 16 * 1024;
+/// Bytes counted per token still missing when sizing the next chunk: a little
+/// under the ~4 bytes per token of English, so most chunks fit.
+const BYTES_PER_TOKEN_GUESS: usize = 3;
+/// Counting one stretch costs at most this many probes when searching inside a
+/// stretch that has no split point.
+const MAX_PROBES: usize = 48;
+
+/// Which end of the text is kept.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Side {
+    /// Prefixes: offsets grow from 0.
+    Head,
+    /// Suffixes: offsets shrink from the end.
+    Tail,
+}
+
+/// Exact counts of the text up to (head) or from (tail) recorded split points.
+pub(crate) struct Ledger<'t, C: ?Sized> {
+    pub(crate) text: &'t str,
+    pub(crate) counter: &'t C,
+    side: Side,
+    /// `(offset, tokens)`: for the head, `tokens = count(text[..offset])` with
+    /// offsets increasing from 0; for the tail, `tokens = count(text[offset..])`
+    /// with offsets decreasing from `text.len()`. Every offset other than the
+    /// first is a split point.
+    marks: Vec<(usize, usize)>,
+}
+
+/// Where the walk stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fit {
+    /// The whole text fits; its exact count.
+    Whole(usize),
+    /// The text does not fit. The offset is a char boundary such that the prefix
+    /// (head) before it or the suffix (tail) after it fits.
+    Until(usize),
+}
+
+impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
+    pub(crate) fn new(text: &'t str, counter: &'t C, side: Side) -> Self {
+        let origin = match side {
+            Side::Head => 0,
+            Side::Tail => text.len(),
+        };
+        Ledger {
+            text,
+            counter,
+            side,
+            marks: vec![(origin, 0)],
+        }
+    }
+
+    /// The exact count of the kept part that ends (head) or starts (tail) at `at`.
+    pub(crate) fn count_kept(&self, at: usize) -> usize {
+        let text = self.text;
+        match self.side {
+            Side::Head => {
+                // Marks increase: the last one at or before `at`.
+                let index = self.marks.partition_point(|&(offset, _)| offset <= at);
+                let (offset, tokens) = self.marks[index.saturating_sub(1)];
+                if offset == at {
+                    tokens
+                } else {
+                    tokens + self.counter.count(&text[offset..at])
+                }
+            }
+            Side::Tail => {
+                // Marks decrease: the last one at or after `at`.
+                let index = self.marks.partition_point(|&(offset, _)| offset >= at);
+                let (offset, tokens) = self.marks[index.saturating_sub(1)];
+                if offset == at {
+                    tokens
+                } else {
+                    tokens + self.counter.count(&text[at..offset])
+                }
+            }
+        }
+    }
+
+    /// Walks the text from its kept end and stops once `budget` is spent.
+    pub(crate) fn fit(&mut self, budget: usize) -> Fit {
+        match self.side {
+            Side::Head => self.fit_head(budget),
+            Side::Tail => self.fit_tail(budget),
+        }
+    }
+
+    fn fit_head(&mut self, budget: usize) -> Fit {
+        let text = self.text;
+        let len = text.len();
+        let (mut pos, mut used) = (0, 0);
+        while pos < len {
+            let remaining = budget - used;
+            let step = chunk_step(remaining);
+            let end = self.next_chunk_end(pos, step);
+            if end - pos > giant(step) {
+                // No split point near: search inside the stretch.
+                let (fitted, tokens) = self.search(pos, end, remaining);
+                if fitted < end {
+                    return Fit::Until(fitted);
+                }
+                used += tokens;
+            } else {
+                let tokens = self.counter.count(&text[pos..end]);
+                if used + tokens > budget {
+                    return self.refine_head(pos, end, used, budget);
+                }
+                used += tokens;
+            }
+            pos = end;
+            if pos < len {
+                self.marks.push((pos, used));
+            }
+        }
+        Fit::Whole(used)
+    }
+
+    fn fit_tail(&mut self, budget: usize) -> Fit {
+        let text = self.text;
+        let (mut pos, mut used) = (text.len(), 0);
+        while pos > 0 {
+            let remaining = budget - used;
+            let step = chunk_step(remaining);
+            let start = self.prev_chunk_start(pos, step);
+            if pos - start > giant(step) {
+                let (fitted, tokens) = self.search(start, pos, remaining);
+                if fitted > start {
+                    return Fit::Until(fitted);
+                }
+                used += tokens;
+            } else {
+                let tokens = self.counter.count(&text[start..pos]);
+                if used + tokens > budget {
+                    return self.refine_tail(start, pos, used, budget);
+                }
+                used += tokens;
+            }
+            pos = start;
+            if pos > 0 {
+                self.marks.push((pos, used));
+            }
+        }
+        Fit::Whole(used)
+    }
+
+    /// The end of the next chunk: the first split point at or after `pos + step`
+    /// when one is near, else the last one before it, else the end of the stretch
+    /// without split points (which the caller searches instead of counting).
+    fn next_chunk_end(&self, pos: usize, step: usize) -> usize {
+        let len = self.text.len();
+        let target = pos.saturating_add(step);
+        if target >= len {
+            return len;
+        }
+        let after = self
+            .counter
+            .next_split(self.text, target)
+            .filter(|&at| at > pos && at < len);
+        match after {
+            Some(at) if at - target <= step => at,
+            _ => match self.counter.prev_split(self.text, target) {
+                Some(at) if at > pos && at < len => at,
+                _ => after.unwrap_or(len),
+            },
+        }
+    }
+
+    /// The mirror of [`Self::next_chunk_end`] for the tail.
+    fn prev_chunk_start(&self, pos: usize, step: usize) -> usize {
+        let Some(target) = pos.checked_sub(step).filter(|&target| target > 0) else {
+            return 0;
+        };
+        let before = self
+            .counter
+            .prev_split(self.text, target.saturating_add(1))
+            .filter(|&at| at > 0 && at < pos);
+        match before {
+            Some(at) if target - at <= step => at,
+            _ => match self.counter.next_split(self.text, target) {
+                Some(at) if at > 0 && at < pos => at,
+                _ => before.unwrap_or(0),
+            },
+        }
+    }
+
+    /// The chunk `[start, end)` does not fit: walk its inner split points.
+    fn refine_head(&mut self, start: usize, end: usize, mut used: usize, budget: usize) -> Fit {
+        let text = self.text;
+        let mut pos = start;
+        loop {
+            let next = self
+                .counter
+                .next_split(text, pos + 1)
+                .filter(|&at| at < end)
+                .unwrap_or(end);
+            let tokens = self.counter.count(&text[pos..next]);
+            if used + tokens > budget {
+                let (fitted, _) = self.search(pos, next, budget - used);
+                return Fit::Until(fitted);
+            }
+            used += tokens;
+            pos = next;
+            if pos == end {
+                // Only a counter whose split points do not add up gets here.
+                return Fit::Until(pos);
+            }
+            self.marks.push((pos, used));
+        }
+    }
+
+    /// The mirror of [`Self::refine_head`] for the tail.
+    fn refine_tail(&mut self, start: usize, end: usize, mut used: usize, budget: usize) -> Fit {
+        let text = self.text;
+        let mut pos = end;
+        loop {
+            let next = self
+                .counter
+                .prev_split(text, pos)
+                .filter(|&at| at > start)
+                .unwrap_or(start);
+            let tokens = self.counter.count(&text[next..pos]);
+            if used + tokens > budget {
+                let (fitted, _) = self.search(next, pos, budget - used);
+                return Fit::Until(fitted);
+            }
+            used += tokens;
+            pos = next;
+            if pos == start {
+                return Fit::Until(pos);
+            }
+            self.marks.push((pos, used));
+        }
+    }
+
+    /// Inside `[start, end)`, the longest part at the kept side whose count is at
+    /// most `limit`: returns its far offset and its count. `start` (head) or
+    /// `end` (tail) must be a split point or an end of the text.
+    ///
+    /// Counts of growing parts are nearly linear, so the search extrapolates and
+    /// interpolates from the counts it has, and bisects when that stalls: a few
+    /// probes, each no longer than about twice what fits.
+    fn search(&self, start: usize, end: usize, limit: usize) -> (usize, usize) {
+        let text = self.text;
+        let span = end - start;
+        let side = self.side;
+        // A length measured from the kept side, snapped to a char boundary.
+        let snap = |length: usize| -> usize {
+            match side {
+                Side::Head => floor_char_boundary(text, start + length.min(span)) - start,
+                Side::Tail => end - ceil_char_boundary(text, end - length.min(span)),
+            }
+        };
+        let count = |length: usize| -> usize {
+            match side {
+                Side::Head => self.counter.count(&text[start..start + length]),
+                Side::Tail => self.counter.count(&text[end - length..end]),
+            }
+        };
+        let far = |length: usize| match side {
+            Side::Head => start + length,
+            Side::Tail => end - length,
+        };
+
+        let (mut low, mut low_tokens) = (0usize, 0usize);
+        let mut high: Option<(usize, usize)> = None;
+        let mut guess = limit
+            .saturating_mul(BYTES_PER_TOKEN_GUESS)
+            .saturating_add(8);
+        for round in 0..MAX_PROBES {
+            if limit == 0 {
+                break;
+            }
+            let ceiling = high.map_or(span, |(length, _)| length);
+            let mut length = snap(guess.clamp(low + 1, ceiling));
+            if length <= low {
+                // The guess snapped back into the part known to fit: step to the
+                // next char boundary instead.
+                length = snap(next_char_len(text, side, start, end, low));
+            }
+            if length <= low || length >= ceiling && high.is_some() {
+                break;
+            }
+            let tokens = count(length);
+            if tokens <= limit {
+                (low, low_tokens) = (length, tokens);
+                if length == span {
+                    break;
+                }
+            } else {
+                high = Some((length, tokens));
+            }
+            guess = match high {
+                None => {
+                    // Extrapolate from the density so far, aiming a little past
+                    // the budget so that the next probe brackets it.
+                    let target = low.saturating_mul(limit) / low_tokens.max(1);
+                    target
+                        .saturating_add(target / 16)
+                        .max(low.saturating_mul(2))
+                }
+                Some((high_length, high_tokens)) => {
+                    let gap = high_length - low;
+                    if gap <= 1 {
+                        break;
+                    }
+                    if round % 3 == 2 || low_tokens == limit {
+                        // Bisect: every third round, so that a count far from
+                        // linear still converges, and once the budget is met,
+                        // to find the longest part that still meets it.
+                        low + gap / 2
+                    } else {
+                        // Interpolate, kept away from both ends of the bracket.
+                        let wanted = (limit - low_tokens) as u128;
+                        let rise = (high_tokens - low_tokens).max(1) as u128;
+                        let offset = (gap as u128 * wanted / rise) as usize;
+                        low + offset.clamp(gap / 16 + 1, gap - gap / 16 - 1)
+                    }
+                }
+            };
+        }
+        (far(low), low_tokens)
+    }
+}
+
+/// The chunk length for `remaining` tokens.
+fn chunk_step(remaining: usize) -> usize {
+    remaining
+        .saturating_mul(BYTES_PER_TOKEN_GUESS)
+        .clamp(MIN_STEP, MAX_STEP)
+}
+
+/// Beyond this many bytes, a stretch without split points is searched, not counted.
+fn giant(step: usize) -> usize {
+    step.saturating_mul(4).saturating_add(1024)
+}
+
+/// The length, measured from the kept side, one character beyond `length`.
+fn next_char_len(text: &str, side: Side, start: usize, end: usize, length: usize) -> usize {
+    match side {
+        Side::Head => text[start + length..end]
+            .chars()
+            .next()
+            .map_or(length, |c| length + c.len_utf8()),
+        Side::Tail => text[start..end - length]
+            .chars()
+            .next_back()
+            .map_or(length, |c| length + c.len_utf8()),
+    }
+}
+
+/// The largest char boundary of `text` at or before `index`.
+pub(crate) fn floor_char_boundary(text: &str, index: usize) -> usize {
+    if index >= text.len() {
+        return text.len();
+    }
+    let mut index = index;
+    while !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
+}
+
+/// The smallest char boundary of `text` at or after `index`.
+pub(crate) fn ceil_char_boundary(text: &str, index: usize) -> usize {
+    let mut index = index;
+    while index < text.len() && !text.is_char_boundary(index) {
+        index += 1;
+    }
+    index.min(text.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CharEstimate;
+
+    #[test]
+    fn search_finds_the_longest_fitting_part_without_split_points() {
+        let text = "x".repeat(10_000);
+        let counter = CharEstimate;
+        for limit in [0, 1, 7, 100, 2_499, 2_500, 3_000] {
+            let ledger = Ledger::new(&text, &counter, Side::Head);
+            let (end, tokens) = ledger.search(0, text.len(), limit);
+            let expected = (limit * 4).min(text.len());
+            assert_eq!(end, expected, "limit {limit}");
+            assert_eq!(tokens, expected.div_ceil(4));
+            let ledger = Ledger::new(&text, &counter, Side::Tail);
+            let (start, _) = ledger.search(0, text.len(), limit);
+            assert_eq!(text.len() - start, expected, "tail, limit {limit}");
+        }
+    }
+
+    #[test]
+    fn search_never_splits_a_char() {
+        let text = "é".repeat(1_000);
+        let ledger = Ledger::new(&text, &CharEstimate, Side::Head);
+        let (end, tokens) = ledger.search(0, text.len(), 3);
+        assert_eq!((end, tokens), (24, 3));
+    }
+
+    #[test]
+    fn ledger_counts_prefixes_from_marks() {
+        let words = |text: &str| text.split_whitespace().count();
+        let text = "a b c d e f g h";
+        let mut ledger = Ledger::new(text, &words, Side::Head);
+        assert_eq!(ledger.fit(100), Fit::Whole(8));
+        for end in (0..=text.len()).filter(|&end| text.is_char_boundary(end)) {
+            assert_eq!(ledger.count_kept(end), words(&text[..end]));
+        }
+    }
+}
