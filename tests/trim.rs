@@ -1,0 +1,339 @@
+//! The trimming engine through its public API: the seed's behaviour, what
+//! ctxbudget does better, and the invariants as property tests over arbitrary
+//! Unicode and real text.
+
+use ctxbudget::{
+    Boundary, CharEstimate, Keep, Tiktoken, TokenCounter, TrimOptions, Trimmed, trim_to_budget,
+    trim_with,
+};
+use ctxbudget_tests::{CODE, FIXTURES, MARKDOWN, MULTILINGUAL, PROSE};
+use proptest::prelude::*;
+
+fn o200k() -> Tiktoken {
+    Tiktoken::o200k_base()
+}
+
+fn head<'a>(text: &'a str, budget: usize, counter: &dyn TokenCounter) -> Trimmed<'a> {
+    trim_with(text, budget, counter, &TrimOptions::new())
+}
+
+fn tail<'a>(text: &'a str, budget: usize, counter: &dyn TokenCounter) -> Trimmed<'a> {
+    trim_with(text, budget, counter, &TrimOptions::new().keep(Keep::Tail))
+}
+
+/// Checks everything a head or tail result promises, and returns it.
+fn check<'a>(text: &'a str, budget: usize, counter: &dyn TokenCounter, result: &Trimmed<'a>, keep: Keep) {
+    assert_eq!(result.tokens, counter.count(result.kept), "reported count is exact");
+    assert!(result.tokens <= budget, "{} tokens over budget {budget}", result.tokens);
+    assert_eq!(&text[result.kept_range.clone()], result.kept);
+    match keep {
+        Keep::Head => assert!(text.starts_with(result.kept)),
+        Keep::Tail => assert!(text.ends_with(result.kept)),
+        Keep::HeadAndTail => unreachable!(),
+    }
+    assert_eq!(result.cut, result.kept.len() < text.len());
+    if result.cut {
+        let at_cut = match keep {
+            Keep::Head => result.kept.trim_end(),
+            _ => result.kept.trim_start(),
+        };
+        assert_eq!(at_cut, result.kept, "whitespace at the cut is dropped");
+    } else {
+        assert_eq!(result.kept, text);
+        assert_eq!(result.boundary, None);
+    }
+}
+
+#[test]
+fn the_seed_behaviour() {
+    let counter = o200k();
+    // Unchanged when it fits.
+    assert_eq!(trim_to_budget(PROSE, 1_000_000, &counter), PROSE);
+    // Empty for a zero budget.
+    assert_eq!(trim_to_budget(PROSE, 0, &counter), "");
+    assert_eq!(trim_to_budget("", 0, &counter), "");
+    // Paragraph boundaries first when they do not waste the budget.
+    let text = "First paragraph, one sentence.\n\nSecond paragraph. It has two sentences.";
+    let result = head(text, 12, &counter);
+    assert_eq!(result.kept, "First paragraph, one sentence.\n\nSecond paragraph.");
+    assert_eq!(result.boundary, Some(Boundary::Sentence));
+    // Hard limit: a single long word is cut between graphemes.
+    let word = "pneumonoultramicroscopicsilicovolcanoconiosis";
+    let result = head(word, 3, &counter);
+    assert_eq!(result.boundary, Some(Boundary::Grapheme));
+    assert!(word.starts_with(result.kept) && !result.kept.is_empty());
+    // Soft mode returns such a text whole.
+    let soft = trim_with(word, 3, &counter, &TrimOptions::new().with_hard_limit(false));
+    assert_eq!(soft.kept, word);
+    assert!(!soft.fits());
+}
+
+/// The seed re-joins sentences and words with single spaces; ctxbudget returns a
+/// prefix, so newlines and indentation survive.
+#[test]
+fn results_are_sub_slices_that_keep_layout() {
+    let counter = o200k();
+    let code = "fn main() {\n    let x = 1;\n    let y = 2;\n\n    println!(\"{}\", x + y);\n}\n";
+    for budget in 1..counter.count(code) {
+        let result = head(code, budget, &counter);
+        check(code, budget, &counter, &result, Keep::Head);
+    }
+    let paragraph = "fn main() {\n    let x = 1;\n    let y = 2;";
+    let result = head(code, counter.count(paragraph) + 1, &counter);
+    assert_eq!(result.kept, paragraph);
+    assert_eq!(result.boundary, Some(Boundary::Paragraph));
+}
+
+#[test]
+fn tail_mode_keeps_the_latest_lines() {
+    let log = (1..=200).map(|i| format!("[{i:03}] request served in {i} ms\n")).collect::<String>();
+    let counter = o200k();
+    let result = tail(&log, 50, &counter);
+    check(&log, 50, &counter, &result, Keep::Tail);
+    assert!(result.kept.ends_with("[200] request served in 200 ms\n"));
+    assert!(result.kept.starts_with('['), "starts on a line: {:?}", result.kept);
+    assert_eq!(result.boundary, Some(Boundary::Line));
+    assert!(result.fill() > 0.8, "fill {}", result.fill());
+}
+
+#[test]
+fn head_and_tail_keeps_both_ends_within_budget() {
+    let counter = o200k();
+    let options = TrimOptions::new().keep(Keep::HeadAndTail).with_elision("\n[... cut ...]\n");
+    for budget in [0, 1, 5, 10, 40, 300, 3_000] {
+        let result = trim_with(PROSE, budget, &counter, &options);
+        assert!(result.tokens <= budget, "budget {budget}: {}", result.tokens);
+        assert_eq!(result.tokens, counter.count(&result.text()));
+        assert!(PROSE.starts_with(result.kept));
+        if let Some(tail) = result.tail {
+            assert!(PROSE.ends_with(tail));
+            assert!(result.kept_range.end <= PROSE.len() - tail.len(), "the parts do not overlap");
+            assert!(result.text().contains("[... cut ...]"));
+        }
+    }
+    let result = trim_with(PROSE, 300, &counter, &options);
+    assert!(result.tail.is_some() && !result.kept.is_empty());
+    assert!(result.fill() > 0.8, "fill {}", result.fill());
+}
+
+#[test]
+fn sentences_and_words_beyond_english() {
+    let counter = o200k();
+    let japanese = MULTILINGUAL.lines().next().unwrap();
+    let result = head(japanese, 40, &counter);
+    check(japanese, 40, &counter, &result, Keep::Head);
+    assert_eq!(result.boundary, Some(Boundary::Sentence));
+    assert!(result.kept.ends_with('。'), "{:?}", result.kept);
+
+    let chinese = MULTILINGUAL.lines().nth(2).unwrap();
+    let result = tail(chinese, 30, &counter);
+    check(chinese, 30, &counter, &result, Keep::Tail);
+    assert!(result.boundary <= Some(Boundary::Word));
+
+    let arabic = MULTILINGUAL.lines().nth(4).unwrap();
+    let two_sentences = &arabic[..arabic.find('؟').unwrap() + '؟'.len_utf8()];
+    let budget = counter.count(two_sentences) + 2;
+    let result = head(arabic, budget, &counter);
+    check(arabic, budget, &counter, &result, Keep::Head);
+    assert_eq!(result.kept, two_sentences);
+    assert!(result.boundary <= Some(Boundary::Sentence), "{result:?}");
+    assert!(result.kept.ends_with(['.', '؟']), "{:?}", result.kept);
+}
+
+#[test]
+fn emoji_sequences_and_combining_marks_are_not_split() {
+    let counter = o200k();
+    let family = "👨\u{200d}👩\u{200d}👧\u{200d}👦";
+    let text = family.repeat(20);
+    for budget in 1..counter.count(&text) {
+        let result = head(&text, budget, &counter);
+        check(&text, budget, &counter, &result, Keep::Head);
+        if result.boundary != Some(Boundary::Char) {
+            assert_eq!(result.kept.len() % family.len(), 0, "budget {budget}: split a family");
+        }
+    }
+    // One grapheme larger than the budget: the last resort cuts between chars.
+    let result = head(family, 2, &counter);
+    assert_eq!(result.boundary, Some(Boundary::Char));
+    assert!(!result.kept.is_empty() && result.tokens <= 2);
+    // A letter and its combining accent stay together.
+    let accents = "e\u{301}".repeat(50);
+    for budget in 1..20 {
+        let result = head(&accents, budget, &counter);
+        let split_allowed = result.boundary == Some(Boundary::Char);
+        assert!(split_allowed || result.kept.len() % 3 == 0, "budget {budget}: {:?}", result.kept);
+    }
+}
+
+#[test]
+fn min_fill_keeps_more_than_the_seed_on_real_text() {
+    let counter = o200k();
+    let seed_like = TrimOptions::new().with_min_fill(0.0);
+    let mut ours_total = 0.0;
+    let mut seed_total = 0.0;
+    let mut cases = 0.0;
+    for (_, text) in FIXTURES.iter().take(3) {
+        for budget in [50, 200, 1_000, 3_000] {
+            let ours = head(text, budget, &counter);
+            let seed = trim_with(text, budget, &counter, &seed_like);
+            check(text, budget, &counter, &ours, Keep::Head);
+            assert!(ours.kept.len() >= seed.kept.len());
+            ours_total += ours.fill();
+            seed_total += seed.fill();
+            cases += 1.0;
+        }
+    }
+    let (ours, seed) = (ours_total / cases, seed_total / cases);
+    assert!(ours > 0.9, "mean fill {ours}");
+    assert!(ours >= seed, "ours {ours} seed {seed}");
+}
+
+#[test]
+fn levels_can_be_disabled() {
+    let counter = CharEstimate;
+    let text = "line one\nline two\nline three is longer than the others";
+    let with_lines = head(text, 5, &counter);
+    assert_eq!(with_lines.kept, "line one\nline two");
+    assert_eq!(with_lines.boundary, Some(Boundary::Line));
+    let without = trim_with(text, 5, &counter, &TrimOptions::new().without(Boundary::Line));
+    assert_eq!(without.boundary, Some(Boundary::Word));
+    assert_eq!(without.kept, "line one\nline two");
+}
+
+#[test]
+fn pathological_inputs() {
+    let counter = o200k();
+    let inputs = [
+        "a".repeat(50_000),
+        "\n".repeat(5_000),
+        " ".repeat(5_000),
+        "日本語".repeat(5_000),
+        "x\u{301}\u{302}\u{303}".repeat(2_000),
+        "🇯🇵".repeat(2_000),
+        "<|endoftext|>".repeat(500),
+        "\u{0}\u{1}\u{7f}".repeat(1_000),
+    ];
+    for text in &inputs {
+        for budget in [0, 1, 2, 7, 100, 1_000] {
+            for keep in [Keep::Head, Keep::Tail] {
+                let result = trim_with(text, budget, &counter, &TrimOptions::new().keep(keep));
+                check(text, budget, &counter, &result, keep);
+            }
+        }
+    }
+}
+
+/// Counters to test the invariants with: cheap and additive, cheap and rounded,
+/// and the real one.
+fn counters() -> Vec<Box<dyn TokenCounter>> {
+    vec![
+        Box::new(CharEstimate),
+        Box::new(|text: &str| text.split_whitespace().count()),
+        Box::new(|text: &str| text.len()),
+        Box::new(o200k()),
+        Box::new(Tiktoken::cl100k_base()),
+    ]
+}
+
+/// Arbitrary Unicode with plenty of whitespace, line breaks and terminators.
+fn texty() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<String>(),
+        "[a-zA-Z .,!?\n\t]{0,200}",
+        "([A-Za-z]{1,12}[ \n]{1,3}|[.!?。！？؟] ?|\n\n|[日本語中文]{1,6}|👨\u{200d}👩|e\u{301}){0,60}",
+    ]
+}
+
+/// A slice of a fixture, on char boundaries.
+fn real_text() -> impl Strategy<Value = String> {
+    (0usize..4, 0usize..32_000, 0usize..6_000).prop_map(|(fixture, start, len)| {
+        let text = [PROSE, MARKDOWN, CODE, MULTILINGUAL][fixture];
+        let start = text.floor_char_boundary(start.min(text.len()));
+        let end = text.floor_char_boundary((start + len).min(text.len()));
+        text[start..end].to_owned()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn every_result_fits_and_is_a_sub_slice(
+        text in prop_oneof![texty(), real_text()],
+        budget in 0usize..400,
+        which in 0usize..5,
+        keep_tail in any::<bool>(),
+    ) {
+        let counter = &counters()[which];
+        let keep = if keep_tail { Keep::Tail } else { Keep::Head };
+        let result = trim_with(&text, budget, counter, &TrimOptions::new().keep(keep));
+        prop_assert_eq!(result.tokens, counter.count(result.kept));
+        prop_assert!(result.tokens <= budget);
+        match keep {
+            Keep::Tail => prop_assert!(text.ends_with(result.kept)),
+            _ => prop_assert!(text.starts_with(result.kept)),
+        }
+        if result.cut {
+            let at_cut = match keep {
+                Keep::Tail => result.kept.trim_start(),
+                _ => result.kept.trim_end(),
+            };
+            prop_assert_eq!(at_cut, result.kept);
+        } else {
+            prop_assert_eq!(result.kept, text.as_str());
+        }
+    }
+
+    #[test]
+    fn trimming_twice_changes_nothing(
+        text in prop_oneof![texty(), real_text()],
+        budget in 0usize..400,
+        which in 0usize..5,
+        keep_tail in any::<bool>(),
+    ) {
+        let counter = &counters()[which];
+        let options = TrimOptions::new().keep(if keep_tail { Keep::Tail } else { Keep::Head });
+        let once = trim_with(&text, budget, counter, &options);
+        let twice = trim_with(once.kept, budget, counter, &options);
+        prop_assert_eq!(twice.kept, once.kept);
+        prop_assert!(!twice.cut);
+    }
+
+    #[test]
+    fn a_larger_budget_never_keeps_less(
+        text in prop_oneof![texty(), real_text()],
+        budget in 0usize..300,
+        more in 1usize..50,
+        which in 0usize..5,
+        keep_tail in any::<bool>(),
+        min_fill in prop_oneof![Just(0.8), 0.0f64..=1.0],
+    ) {
+        let counter = &counters()[which];
+        let options = TrimOptions::new()
+            .keep(if keep_tail { Keep::Tail } else { Keep::Head })
+            .with_min_fill(min_fill);
+        let smaller = trim_with(&text, budget, counter, &options);
+        let larger = trim_with(&text, budget + more, counter, &options);
+        prop_assert!(
+            larger.kept.len() >= smaller.kept.len(),
+            "budget {} kept {:?}, budget {} kept {:?}",
+            budget, smaller.kept, budget + more, larger.kept
+        );
+    }
+
+    #[test]
+    fn head_and_tail_fits_on_any_text(
+        text in prop_oneof![texty(), real_text()],
+        budget in 0usize..300,
+        which in 0usize..5,
+    ) {
+        let counter = &counters()[which];
+        let result = trim_with(&text, budget, counter, &TrimOptions::new().keep(Keep::HeadAndTail));
+        prop_assert!(result.tokens <= budget);
+        prop_assert_eq!(result.tokens, counter.count(&result.text()));
+        prop_assert!(text.starts_with(result.kept));
+        if let Some(tail) = result.tail {
+            prop_assert!(text.ends_with(tail));
+        }
+    }
+}
