@@ -6,7 +6,7 @@ use ctxbudget::{
     Boundary, CharEstimate, Keep, Tiktoken, TokenCounter, TrimOptions, Trimmed, trim_to_budget,
     trim_with,
 };
-use ctxbudget_tests::{CODE, FIXTURES, MARKDOWN, MULTILINGUAL, PROSE};
+use ctxbudget_tests::{CODE, FIXTURES, MARKDOWN, MULTILINGUAL, PROSE, floor_char_boundary};
 use proptest::prelude::*;
 
 fn o200k() -> Tiktoken {
@@ -22,9 +22,23 @@ fn tail<'a>(text: &'a str, budget: usize, counter: &dyn TokenCounter) -> Trimmed
 }
 
 /// Checks everything a head or tail result promises, and returns it.
-fn check<'a>(text: &'a str, budget: usize, counter: &dyn TokenCounter, result: &Trimmed<'a>, keep: Keep) {
-    assert_eq!(result.tokens, counter.count(result.kept), "reported count is exact");
-    assert!(result.tokens <= budget, "{} tokens over budget {budget}", result.tokens);
+fn check<'a>(
+    text: &'a str,
+    budget: usize,
+    counter: &dyn TokenCounter,
+    result: &Trimmed<'a>,
+    keep: Keep,
+) {
+    assert_eq!(
+        result.tokens,
+        counter.count(result.kept),
+        "reported count is exact"
+    );
+    assert!(
+        result.tokens <= budget,
+        "{} tokens over budget {budget}",
+        result.tokens
+    );
     assert_eq!(&text[result.kept_range.clone()], result.kept);
     match keep {
         Keep::Head => assert!(text.starts_with(result.kept)),
@@ -55,7 +69,10 @@ fn the_seed_behaviour() {
     // Paragraph boundaries first when they do not waste the budget.
     let text = "First paragraph, one sentence.\n\nSecond paragraph. It has two sentences.";
     let result = head(text, 12, &counter);
-    assert_eq!(result.kept, "First paragraph, one sentence.\n\nSecond paragraph.");
+    assert_eq!(
+        result.kept,
+        "First paragraph, one sentence.\n\nSecond paragraph."
+    );
     assert_eq!(result.boundary, Some(Boundary::Sentence));
     // Hard limit: a single long word is cut between graphemes.
     let word = "pneumonoultramicroscopicsilicovolcanoconiosis";
@@ -63,7 +80,12 @@ fn the_seed_behaviour() {
     assert_eq!(result.boundary, Some(Boundary::Grapheme));
     assert!(word.starts_with(result.kept) && !result.kept.is_empty());
     // Soft mode returns such a text whole.
-    let soft = trim_with(word, 3, &counter, &TrimOptions::new().with_hard_limit(false));
+    let soft = trim_with(
+        word,
+        3,
+        &counter,
+        &TrimOptions::new().with_hard_limit(false),
+    );
     assert_eq!(soft.kept, word);
     assert!(!soft.fits());
 }
@@ -86,12 +108,27 @@ fn results_are_sub_slices_that_keep_layout() {
 
 #[test]
 fn tail_mode_keeps_the_latest_lines() {
-    let log = (1..=200).map(|i| format!("[{i:03}] request served in {i} ms\n")).collect::<String>();
+    let log: String = (1..=200)
+        .flat_map(|i| {
+            [
+                "[",
+                &format!("{i:03}"),
+                "] request served in ",
+                &i.to_string(),
+                " ms\n",
+            ]
+            .map(str::to_owned)
+        })
+        .collect();
     let counter = o200k();
     let result = tail(&log, 50, &counter);
     check(&log, 50, &counter, &result, Keep::Tail);
     assert!(result.kept.ends_with("[200] request served in 200 ms\n"));
-    assert!(result.kept.starts_with('['), "starts on a line: {:?}", result.kept);
+    assert!(
+        result.kept.starts_with('['),
+        "starts on a line: {:?}",
+        result.kept
+    );
     assert_eq!(result.boundary, Some(Boundary::Line));
     assert!(result.fill() > 0.8, "fill {}", result.fill());
 }
@@ -99,15 +136,24 @@ fn tail_mode_keeps_the_latest_lines() {
 #[test]
 fn head_and_tail_keeps_both_ends_within_budget() {
     let counter = o200k();
-    let options = TrimOptions::new().keep(Keep::HeadAndTail).with_elision("\n[... cut ...]\n");
+    let options = TrimOptions::new()
+        .keep(Keep::HeadAndTail)
+        .with_elision("\n[... cut ...]\n");
     for budget in [0, 1, 5, 10, 40, 300, 3_000] {
         let result = trim_with(PROSE, budget, &counter, &options);
-        assert!(result.tokens <= budget, "budget {budget}: {}", result.tokens);
+        assert!(
+            result.tokens <= budget,
+            "budget {budget}: {}",
+            result.tokens
+        );
         assert_eq!(result.tokens, counter.count(&result.text()));
         assert!(PROSE.starts_with(result.kept));
         if let Some(tail) = result.tail {
             assert!(PROSE.ends_with(tail));
-            assert!(result.kept_range.end <= PROSE.len() - tail.len(), "the parts do not overlap");
+            assert!(
+                result.kept_range.end <= PROSE.len() - tail.len(),
+                "the parts do not overlap"
+            );
             assert!(result.text().contains("[... cut ...]"));
         }
     }
@@ -149,7 +195,11 @@ fn emoji_sequences_and_combining_marks_are_not_split() {
         let result = head(&text, budget, &counter);
         check(&text, budget, &counter, &result, Keep::Head);
         if result.boundary != Some(Boundary::Char) {
-            assert_eq!(result.kept.len() % family.len(), 0, "budget {budget}: split a family");
+            assert_eq!(
+                result.kept.len() % family.len(),
+                0,
+                "budget {budget}: split a family"
+            );
         }
     }
     // One grapheme larger than the budget: the last resort cuts between chars.
@@ -161,7 +211,11 @@ fn emoji_sequences_and_combining_marks_are_not_split() {
     for budget in 1..20 {
         let result = head(&accents, budget, &counter);
         let split_allowed = result.boundary == Some(Boundary::Char);
-        assert!(split_allowed || result.kept.len() % 3 == 0, "budget {budget}: {:?}", result.kept);
+        assert!(
+            split_allowed || result.kept.len() % 3 == 0,
+            "budget {budget}: {:?}",
+            result.kept
+        );
     }
 }
 
@@ -195,7 +249,12 @@ fn levels_can_be_disabled() {
     let with_lines = head(text, 5, &counter);
     assert_eq!(with_lines.kept, "line one\nline two");
     assert_eq!(with_lines.boundary, Some(Boundary::Line));
-    let without = trim_with(text, 5, &counter, &TrimOptions::new().without(Boundary::Line));
+    let without = trim_with(
+        text,
+        5,
+        &counter,
+        &TrimOptions::new().without(Boundary::Line),
+    );
     assert_eq!(without.boundary, Some(Boundary::Word));
     assert_eq!(without.kept, "line one\nline two");
 }
@@ -248,8 +307,8 @@ fn texty() -> impl Strategy<Value = String> {
 fn real_text() -> impl Strategy<Value = String> {
     (0usize..4, 0usize..32_000, 0usize..6_000).prop_map(|(fixture, start, len)| {
         let text = [PROSE, MARKDOWN, CODE, MULTILINGUAL][fixture];
-        let start = text.floor_char_boundary(start.min(text.len()));
-        let end = text.floor_char_boundary((start + len).min(text.len()));
+        let start = floor_char_boundary(text, start.min(text.len()));
+        let end = floor_char_boundary(text, (start + len).min(text.len()));
         text[start..end].to_owned()
     })
 }

@@ -1,6 +1,9 @@
 //! Exact OpenAI token counts through `tiktoken-rs`.
 
 use std::fmt;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use tiktoken_rs::CoreBPE;
 use tiktoken_rs::tokenizer::{Tokenizer, get_tokenizer};
@@ -174,27 +177,91 @@ impl PartialEq for Tiktoken {
 
 impl Eq for Tiktoken {}
 
-/// Whether byte offset `at` of `text` is a split point of every tiktoken encoding:
-/// a space that follows a character other than whitespace.
+/// Split points of every tiktoken encoding. Each encoding first cuts a text into
+/// pieces with a regular expression and then encodes every piece alone, so counts
+/// add up at an offset `at` when no piece of any sub-slice around `at` can reach
+/// across it and every piece before `at` is decided without looking past it.
+/// Two kinds of offsets have that property for all four patterns (`r50k_base`,
+/// `p50k_base`, `cl100k_base`, `o200k_base`), which none look behind:
 ///
-/// Why counts add up there: each encoding first cuts the text into pieces with a
-/// regular expression and then encodes every piece alone. None of the four patterns
-/// lets a piece run from a non-whitespace character into a following space (a space
-/// only ever starts a piece), and none looks behind; the piece that ends before `at`
-/// decides its end by looking at one character past it, which is a space in the
-/// long text and the end of the text in the short one, with the same outcome. So the
-/// pieces of `text[x..y]` are those of `text[x..at]` followed by those of
-/// `text[at..y]`. The property test `split_points_are_additive` checks it on real
+/// - **a space after a character other than whitespace.** A space only ever
+///   starts a piece (as the optional prefix of a word, a number or punctuation),
+///   and the piece before it is a run of letters, digits or punctuation that stops
+///   at the space in the long text and at the end of the short one alike.
+/// - **punctuation after a letter or digit**: `text[at]` is neither whitespace, a
+///   letter, a digit, a combining mark nor an apostrophe (`'s`, `'ll`, ... attach
+///   to the word before), and `text[at - 1]` is a letter or digit. Letter and digit
+///   runs never take punctuation in, so a piece starts at `at`. This gives split
+///   points to text without spaces: CJK (`。`, `、`), base64 (`+`, `/`), URLs.
+///
+/// The property tests in `tests/tiktoken.rs` check both on real and adversarial
 /// text for every encoding.
 fn is_split_point(text: &str, at: usize) -> bool {
     let bytes = text.as_bytes();
-    if at == 0 || at >= bytes.len() || bytes[at] != b' ' {
+    if at == 0 || at >= bytes.len() || !text.is_char_boundary(at) {
         return false;
     }
-    match text[..at].chars().next_back() {
-        Some(previous) => !previous.is_whitespace(),
-        None => false,
+    let Some(previous) = text[..at].chars().next_back() else {
+        return false;
+    };
+    if bytes[at] == b' ' {
+        return !previous.is_whitespace();
     }
+    starts_punctuation_after_word(text, at)
+}
+
+/// A letter or digit followed by a character that is neither whitespace, letter,
+/// digit, combining mark nor apostrophe: the second kind of split point, found by
+/// one regular expression (the same Unicode classes the tokenizers use).
+static WORD_THEN_PUNCTUATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[\p{L}\p{N}][^\s\p{L}\p{N}\p{M}']").expect("the pattern is valid")
+});
+
+/// The same test anchored at the start of a two-character slice.
+static STARTS_WORD_THEN_PUNCTUATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\A[\p{L}\p{N}][^\s\p{L}\p{N}\p{M}']").expect("the pattern is valid")
+});
+
+fn starts_punctuation_after_word(text: &str, at: usize) -> bool {
+    let (Some(previous), Some(next)) = (text[..at].chars().next_back(), text[at..].chars().next())
+    else {
+        return false;
+    };
+    if next.is_ascii() && previous.is_ascii() {
+        // The common case, without the regular expression.
+        return previous.is_ascii_alphanumeric()
+            && !next.is_ascii_alphanumeric()
+            && !next.is_ascii_whitespace()
+            && next != '\'';
+    }
+    if next.is_ascii_alphanumeric() || next.is_whitespace() || next == '\'' {
+        return false;
+    }
+    let pair = &text[at - previous.len_utf8()..at + next.len_utf8()];
+    STARTS_WORD_THEN_PUNCTUATION.is_match(pair)
+}
+
+/// The first split point of the second kind at or after `from`.
+fn next_punctuation_split(text: &str, from: usize) -> Option<usize> {
+    // A match that starts one character before `from` gives a split at `from`.
+    let mut search = floor_char_boundary(text, from.saturating_sub(4));
+    while let Some(found) = WORD_THEN_PUNCTUATION.find_at(text, search) {
+        let first = text[found.start()..].chars().next()?;
+        let at = found.start() + first.len_utf8();
+        if at >= from.max(1) {
+            return Some(at);
+        }
+        search = at;
+    }
+    None
+}
+
+fn floor_char_boundary(text: &str, index: usize) -> usize {
+    let mut index = index.min(text.len());
+    while !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
 }
 
 impl TokenCounter for Tiktoken {
@@ -203,29 +270,32 @@ impl TokenCounter for Tiktoken {
     }
 
     fn next_split(&self, text: &str, from: usize) -> Option<usize> {
-        let bytes = text.as_bytes();
+        // Punctuation after a word first: it is near in most text, and it bounds
+        // the search for a space, which may be far away (or absent, as in base64).
+        let punctuation = next_punctuation_split(text, from);
+        let bytes = &text.as_bytes()[..punctuation.unwrap_or(text.len())];
         let mut at = from.max(1);
         while at < bytes.len() {
-            at += memchr::memchr(b' ', &bytes[at..])?;
+            let Some(found) = memchr::memchr(b' ', &bytes[at..]) else {
+                break;
+            };
+            at += found;
             if is_split_point(text, at) {
                 return Some(at);
             }
             at += 1;
         }
-        None
+        punctuation
     }
 
     fn prev_split(&self, text: &str, before: usize) -> Option<usize> {
-        let bytes = text.as_bytes();
-        let mut end = before.min(bytes.len());
-        while end > 1 {
-            let at = memchr::memrchr(b' ', &bytes[1..end])? + 1;
-            if is_split_point(text, at) {
-                return Some(at);
-            }
-            end = at;
-        }
-        None
+        let before = floor_char_boundary(text, before);
+        text[..before]
+            .char_indices()
+            .rev()
+            .map(|(at, _)| at)
+            .take_while(|&at| at > 0)
+            .find(|&at| is_split_point(text, at))
     }
 }
 
@@ -262,6 +332,44 @@ mod tests {
         }
         backward.reverse();
         assert_eq!(forward, vec![2, 6]);
+        let text = "a.b, c日本。x";
+        let mut forward = Vec::new();
+        let mut from = 0;
+        while let Some(at) = counter.next_split(text, from) {
+            forward.push(at);
+            from = at + 1;
+        }
+        let mut backward = Vec::new();
+        let mut before = text.len();
+        while let Some(at) = counter.prev_split(text, before) {
+            backward.push(at);
+            before = at;
+        }
+        backward.reverse();
         assert_eq!(forward, backward);
+        assert_eq!(forward.len(), 4, "{forward:?}");
+    }
+
+    #[test]
+    fn split_points_at_punctuation_after_a_word() {
+        let text = "日本。語、x+y/z's e\u{301}. 1,2";
+        let points: Vec<&str> = (0..text.len())
+            .filter(|&i| is_split_point(text, i))
+            .map(|i| &text[i..])
+            .collect();
+        // Not before the apostrophe (a contraction), nor after a combining mark;
+        // a space after the full stop is one.
+        assert_eq!(
+            points,
+            vec![
+                "。語、x+y/z's e\u{301}. 1,2",
+                "、x+y/z's e\u{301}. 1,2",
+                "+y/z's e\u{301}. 1,2",
+                "/z's e\u{301}. 1,2",
+                " e\u{301}. 1,2",
+                " 1,2",
+                ",2",
+            ]
+        );
     }
 }

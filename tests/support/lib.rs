@@ -49,3 +49,13 @@ pub fn corpus_or_fixture(name: &str) -> String {
         fixture.to_owned()
     })
 }
+
+/// The largest char boundary of `text` at or before `index` (`str::floor_char_boundary`
+/// is newer than this crate's minimum Rust version).
+pub fn floor_char_boundary(text: &str, index: usize) -> usize {
+    let mut index = index.min(text.len());
+    while !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
+}
