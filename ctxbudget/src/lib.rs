@@ -7,7 +7,26 @@
 //!    OpenAI counts, [`CharEstimate`] for the chars/4 estimate, or any closure.
 //! 2. **Trim** — [`trim_to_budget`] and [`trim_with`] cut one layer down to its
 //!    reservation at the strongest boundary that does not waste the budget.
+//! 3. **Budget** — [`ContextBudget`] and [`ContextUsage`] reserve and track tokens per
+//!    layer at run time; [`#[derive(ContextLayers)]`](derive@ContextLayers) and
+//!    [`budget!`] check the reservations in the compiler and generate typed trackers
+//!    ([`TypedUsage`]) and builders; [`UsageLog`] writes the telemetry as JSON lines.
 
+mod budget;
 mod count;
+mod error;
+mod layers;
+#[cfg(feature = "serde")]
+mod telemetry;
 
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
+pub use budget::{ContextBudget, ContextUsage};
 pub use count::{CharEstimate, TokenCounter};
+pub use ctxbudget_macros::{ContextLayers, budget};
+pub use error::BudgetError;
+pub use layers::{ContextLayers, LayerSpec, TypedUsage};
+#[cfg(feature = "serde")]
+pub use telemetry::UsageLog;
