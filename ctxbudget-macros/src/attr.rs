@@ -26,19 +26,18 @@ pub fn amount(expr: Expr, key: &str, errors: &mut Errors) -> Option<Amount> {
                 );
                 return None;
             }
-            match lit.base10_parse::<u64>() {
-                Ok(value) => Some(Amount::Lit { value, lit }),
-                Err(_) => {
-                    errors.error_spanned_by(
-                        &lit,
-                        format!(
-                            "`{key} = {}` overflows: a token count must be at most {}",
-                            lit.base10_digits(),
-                            u64::MAX
-                        ),
-                    );
-                    None
-                }
+            if let Ok(value) = lit.base10_parse::<u64>() {
+                Some(Amount::Lit { value, lit })
+            } else {
+                errors.error_spanned_by(
+                    &lit,
+                    format!(
+                        "`{key} = {}` overflows: a token count must be at most {}",
+                        lit.base10_digits(),
+                        u64::MAX
+                    ),
+                );
+                None
             }
         }
         Expr::Lit(syn::ExprLit {
@@ -106,9 +105,10 @@ fn key_of(path: &Path) -> String {
     if path.is_ident("crate") || path.segments.first().is_some_and(|s| s.ident == "crate") {
         return "crate".to_owned();
     }
-    path.get_ident()
-        .map(|i| syn::ext::IdentExt::unraw(i).to_string())
-        .unwrap_or_else(|| quote::quote!(#path).to_string().replace(' ', ""))
+    path.get_ident().map_or_else(
+        || quote::quote!(#path).to_string().replace(' ', ""),
+        |i| syn::ext::IdentExt::unraw(i).to_string(),
+    )
 }
 
 /// Rejects a second occurrence of a key.
@@ -220,6 +220,7 @@ fn parse_budget(attr: &syn::Attribute, out: &mut BudgetAttr, errors: &mut Errors
 
 /// The model of a derive input; `None` when its shape is not a struct with named
 /// fields (nothing sensible to expand then).
+#[allow(clippy::too_many_lines)] // one pass over the input, in reading order
 pub fn parse_derive(input: &DeriveInput, errors: &mut Errors) -> Option<Budget> {
     let mut context = ContextAttr::default();
     let mut expandable = true;

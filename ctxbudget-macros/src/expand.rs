@@ -347,6 +347,7 @@ fn marker(budget: &Budget) -> TokenStream {
 
 /// `#[derive(ContextLayers)]`: the typestate builder and the constructors on the
 /// content struct.
+#[allow(clippy::too_many_lines)] // one `quote!` per generated item, in output order
 fn builder(budget: &Budget) -> TokenStream {
     let Budget {
         krate, vis, ident, ..
@@ -375,12 +376,11 @@ fn builder(budget: &Budget) -> TokenStream {
     let slots = fields.iter().enumerate().map(|(i, (layer, field))| {
         let name = &layer.ident;
         let ty = &field.ty;
-        match required.iter().position(|&r| r == i) {
-            Some(p) => {
-                let param = &params[p];
-                quote!(#name: #param)
-            }
-            None => quote!(#name: ::core::option::Option<#ty>),
+        if let Some(p) = required.iter().position(|&r| r == i) {
+            let param = &params[p];
+            quote!(#name: #param)
+        } else {
+            quote!(#name: ::core::option::Option<#ty>)
         }
     });
     let starts = fields.iter().map(|(layer, field)| {
@@ -497,18 +497,17 @@ fn builder(budget: &Budget) -> TokenStream {
     let inits = fields.iter().map(|(layer, field)| {
         let name = &layer.ident;
         let ty = &field.ty;
-        match required.iter().position(|&r| fields[r].0.ident == *name) {
-            Some(p) => {
-                let param = &params[p];
-                quote! {
-                    #name: <#param as #krate::__private::IsSet<#markers::#name, #ty>>::into_value(
-                        self.#name,
-                    )
-                }
+        if let Some(p) = required.iter().position(|&r| fields[r].0.ident == *name) {
+            let param = &params[p];
+            quote! {
+                #name: <#param as #krate::__private::IsSet<#markers::#name, #ty>>::into_value(
+                    self.#name,
+                )
             }
-            None => quote_spanned!(ty.span()=>
+        } else {
+            quote_spanned!(ty.span()=>
                 #name: ::core::option::Option::unwrap_or_default(self.#name)
-            ),
+            )
         }
     });
     let build_doc = format!(

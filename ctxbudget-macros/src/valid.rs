@@ -1,6 +1,6 @@
 //! Validate a parsed [`Budget`]: layer names and the sum of the reservations.
 
-use crate::ast::{Budget, keys};
+use crate::ast::{Amount, Budget, keys};
 use crate::errors::Errors;
 
 pub fn check(budget: &Budget, errors: &mut Errors) {
@@ -54,30 +54,28 @@ fn check_sum(budget: &Budget, errors: &mut Errors) {
     let mut terms = Vec::new();
     for layer in &budget.layers {
         // A missing or non-literal reservation: the const assertion checks the sum.
-        let Some(tokens) = layer.tokens.as_ref().and_then(|t| t.literal()) else {
+        let Some(tokens) = layer.tokens.as_ref().and_then(Amount::literal) else {
             return;
         };
         terms.push(format!("{} {}", layer.name, tokens));
-        match sum.checked_add(tokens) {
-            Some(next) => sum = next,
-            None => {
-                let span = layer
-                    .tokens
-                    .as_ref()
-                    .map_or(layer.ident.span(), |t| t.span());
-                errors.error_at(
-                    span,
-                    format!(
-                        "layer reservations overflow: {} + {} (layer `{}`) does not fit in a \
-                         token count; lower the reservations",
-                        terms[..terms.len() - 1].join(" + "),
-                        tokens,
-                        layer.name
-                    ),
-                );
-                return;
-            }
-        }
+        let Some(next) = sum.checked_add(tokens) else {
+            let span = layer
+                .tokens
+                .as_ref()
+                .map_or(layer.ident.span(), Amount::span);
+            errors.error_at(
+                span,
+                format!(
+                    "layer reservations overflow: {} + {} (layer `{}`) does not fit in a \
+                     token count; lower the reservations",
+                    terms[..terms.len() - 1].join(" + "),
+                    tokens,
+                    layer.name
+                ),
+            );
+            return;
+        };
+        sum = next;
     }
     let Some(total_value) = total.literal() else {
         return;
