@@ -48,7 +48,7 @@ fn tokens_expr(amount: Option<&Amount>) -> TokenStream {
             let lit = LitInt::new(&format!("{value}usize"), lit.span());
             quote!(#lit)
         }
-        Some(Amount::Expr(expr)) => quote_spanned!(expr.span()=> (#expr)),
+        Some(Amount::Expr(expr)) => quote!(#expr),
         None => quote!(0usize),
     }
 }

@@ -40,7 +40,8 @@ pub(crate) const RESERVED_NAMES: [&str; 3] = ["total", "spent", "remaining"];
 /// With the `serde` feature a budget reads from and writes to
 /// `{"total": 8192, "layers": {"system": 512, "memory": 2048}}` (layers in
 /// declaration order); negative, fractional and overflowing numbers are rejected with
-/// an error naming the field.
+/// an error naming the field. JSON keeps the layers in document order; for TOML
+/// enable the `toml` crate's `preserve_order` feature, or its tables come sorted.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ContextBudget {
     total: usize,
