@@ -21,7 +21,10 @@ fn constants_and_table() {
     assert_eq!(AgentContext::TOTAL, 8192);
     assert_eq!(AgentContext::RESERVED, 512 + 2048 + 4096 + 512 + 1024);
     assert_eq!(AgentContext::AVAILABLE, 0);
-    let names: Vec<&str> = AgentContext::LAYERS.iter().map(|l| l.name()).collect();
+    let names: Vec<&str> = AgentContext::LAYERS
+        .iter()
+        .map(ctxbudget::LayerSpec::name)
+        .collect();
     assert_eq!(names, ["system", "memory", "semantic", "user", "output"]);
     assert!(AgentContext::LAYERS[0].required());
     assert!(!AgentContext::LAYERS[1].required());
