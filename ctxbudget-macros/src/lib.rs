@@ -18,7 +18,7 @@ mod valid;
 
 use proc_macro::TokenStream;
 
-/// See `ctxbudget::ContextLayers`.
+#[doc = include_str!("../doc/derive.md")]
 #[proc_macro_derive(ContextLayers, attributes(context, budget))]
 pub fn derive_context_layers(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
@@ -27,7 +27,7 @@ pub fn derive_context_layers(input: TokenStream) -> TokenStream {
     finish(model, errors).into()
 }
 
-/// See `ctxbudget::budget!`.
+#[doc = include_str!("../doc/budget.md")]
 #[proc_macro]
 pub fn budget(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as budget::Input);
