@@ -575,3 +575,48 @@ fn builder(budget: &Budget) -> TokenStream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{attr, errors::Errors, valid};
+    use syn::parse_quote;
+
+    /// The expansion of the documented example is valid Rust with every generated item.
+    /// With `CTXBUDGET_DUMP_EXPANSION=path` it is also written to `path`: that is the
+    /// "hand-written" side of `benches/compile_time.sh`.
+    #[test]
+    fn expansion_parses_and_has_every_item() {
+        let input: syn::DeriveInput = parse_quote! {
+            #[context(total = 8192, output = 1024)]
+            struct Template {
+                #[budget(tokens = 512, required)] system: String,
+                #[budget(tokens = 2048)] memory: String,
+                #[budget(tokens = 4096)] semantic: Vec<String>,
+                #[budget(tokens = 512, required)] user: String,
+            }
+        };
+        let mut errors = Errors::new();
+        let budget = attr::parse_derive(&input, &mut errors).unwrap();
+        valid::check(&budget, &mut errors);
+        errors.finish().unwrap();
+        let tokens = super::expand(&budget);
+        let file: syn::File = syn::parse2(tokens.clone()).unwrap();
+        let names: Vec<String> = file
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Enum(e) => Some(e.ident.to_string()),
+                syn::Item::Struct(s) => Some(s.ident.to_string()),
+                syn::Item::Mod(m) => Some(m.ident.to_string()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            names,
+            ["TemplateLayer", "TemplateUsage", "__Template_layers", "TemplateBuilder"]
+        );
+        if let Ok(path) = std::env::var("CTXBUDGET_DUMP_EXPANSION") {
+            std::fs::write(path, tokens.to_string()).unwrap();
+        }
+    }
+}
