@@ -115,7 +115,6 @@ fn layer_enum(budget: &Budget) -> TokenStream {
             #(#variants,)*
         }
 
-        #[automatically_derived]
         impl #enum_ident {
             /// Every layer, in declaration order.
             pub const ALL: [Self; #count] = [#(Self::#variant_list),*];
@@ -266,7 +265,6 @@ fn usage(budget: &Budget) -> TokenStream {
         )]
         #vis struct #usage_ident(#krate::TypedUsage<#ident>);
 
-        #[automatically_derived]
         impl #usage_ident {
             /// A tracker that has spent nothing.
             #[must_use]
@@ -334,7 +332,6 @@ fn marker(budget: &Budget) -> TokenStream {
         )]
         #vis struct #ident;
 
-        #[automatically_derived]
         impl #ident {
             /// A usage tracker for this budget that has spent nothing.
             #[must_use]
@@ -453,7 +450,6 @@ fn builder(budget: &Budget) -> TokenStream {
             tokens_doc(layer.tokens.as_ref())
         );
         quote! {
-            #[automatically_derived]
             impl<#(#impl_params),*> #builder_ident<#(#before),*> {
                 #[doc = #doc]
                 #[must_use]
@@ -542,7 +538,6 @@ fn builder(budget: &Budget) -> TokenStream {
 
         #(#required_setters)*
 
-        #[automatically_derived]
         impl<#(#params),*> #builder_ident<#(#params),*> {
             #(#optional_setters)*
 
@@ -558,7 +553,6 @@ fn builder(budget: &Budget) -> TokenStream {
             }
         }
 
-        #[automatically_derived]
         impl #ident {
             /// A builder that has set no layer yet.
             #vis fn builder() -> #builder_ident {
@@ -588,7 +582,7 @@ mod tests {
     fn expansion_parses_and_has_every_item() {
         let input: syn::DeriveInput = parse_quote! {
             #[context(total = 8192, output = 1024)]
-            struct Template {
+            pub struct Template {
                 #[budget(tokens = 512, required)] system: String,
                 #[budget(tokens = 2048)] memory: String,
                 #[budget(tokens = 4096)] semantic: Vec<String>,
@@ -613,7 +607,12 @@ mod tests {
             .collect();
         assert_eq!(
             names,
-            ["TemplateLayer", "TemplateUsage", "__Template_layers", "TemplateBuilder"]
+            [
+                "TemplateLayer",
+                "TemplateUsage",
+                "__Template_layers",
+                "TemplateBuilder"
+            ]
         );
         if let Ok(path) = std::env::var("CTXBUDGET_DUMP_EXPANSION") {
             std::fs::write(path, tokens.to_string()).unwrap();

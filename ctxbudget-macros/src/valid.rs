@@ -21,6 +21,13 @@ fn check_names(budget: &Budget, errors: &mut Errors) {
             );
             continue;
         }
+        if layer.field.is_some() && layer.name == "build" {
+            errors.error_spanned_by(
+                &layer.ident,
+                "a field cannot be named `build`: the generated builder's `build()` would \
+                 clash with its setter; rename the field",
+            );
+        }
         let earlier = &budget.layers[..i];
         if let Some(first) = earlier.iter().find(|l| l.name == layer.name) {
             let message = if layer.field.is_none() && first.field.is_some() {

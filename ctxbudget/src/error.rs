@@ -24,7 +24,7 @@ pub enum BudgetError {
     #[error(
         "layers reserve {reserved} tokens ({terms}) but the total is {total}: {} over; \
          lower a reservation or raise the total",
-        reserved - total
+        reserved.saturating_sub(*total)
     )]
     OverAllocated {
         /// The sum of all reservations.

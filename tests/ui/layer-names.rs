@@ -11,6 +11,8 @@ struct AgentContext {
     long_memory: String,
     #[budget(tokens = 512)]
     long__memory: String,
+    #[budget(tokens = 0)]
+    build: String,
 }
 
 fn main() {}
