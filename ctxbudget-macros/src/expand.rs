@@ -416,56 +416,62 @@ fn builder(budget: &Budget) -> TokenStream {
         quote!(#[doc = #doc] pub enum #marker {})
     });
 
-    let required_setters = required.iter().enumerate().map(|(p, &i)| {
-        let (layer, field) = fields[i];
-        let name = &layer.ident;
-        let ty = &field.ty;
-        let impl_params = params
-            .iter()
-            .enumerate()
-            .filter(|(q, _)| *q != p)
-            .map(|(_, x)| x);
-        let before = params
-            .iter()
-            .enumerate()
-            .map(|(q, x)| if q == p { quote!(#unset) } else { quote!(#x) });
-        let after = params.iter().enumerate().map(|(q, x)| {
-            if q == p {
-                quote!(#krate::__private::Set<#ty>)
-            } else {
-                quote!(#x)
-            }
-        });
-        let moves = fields.iter().map(|(other, _)| {
-            let other = &other.ident;
-            if other == name {
-                quote!(#other: #krate::__private::Set(::core::convert::Into::into(__value)))
-            } else {
-                quote!(#other: self.#other)
-            }
-        });
-        let doc = format!(
-            "Sets layer `{}` (required; reservation: {} tokens).",
-            layer.name,
-            tokens_doc(layer.tokens.as_ref())
-        );
-        quote! {
-            impl<#(#impl_params),*> #builder_ident<#(#before),*> {
-                #[doc = #doc]
-                #[must_use]
-                pub fn #name(
-                    self,
-                    __value: impl ::core::convert::Into<#ty>,
-                ) -> #builder_ident<#(#after),*> {
-                    #builder_ident { #(#moves),* }
+    let required_setters = required
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| fields[**i].0.name != "build")
+        .map(|(p, &i)| {
+            let (layer, field) = fields[i];
+            let name = &layer.ident;
+            let ty = &field.ty;
+            let impl_params = params
+                .iter()
+                .enumerate()
+                .filter(|(q, _)| *q != p)
+                .map(|(_, x)| x);
+            let before = params
+                .iter()
+                .enumerate()
+                .map(|(q, x)| if q == p { quote!(#unset) } else { quote!(#x) });
+            let after = params.iter().enumerate().map(|(q, x)| {
+                if q == p {
+                    quote!(#krate::__private::Set<#ty>)
+                } else {
+                    quote!(#x)
+                }
+            });
+            let moves = fields.iter().map(|(other, _)| {
+                let other = &other.ident;
+                if other == name {
+                    quote!(#other: #krate::__private::Set(::core::convert::Into::into(__value)))
+                } else {
+                    quote!(#other: self.#other)
+                }
+            });
+            let doc = format!(
+                "Sets layer `{}` (required; reservation: {} tokens).",
+                layer.name,
+                tokens_doc(layer.tokens.as_ref())
+            );
+            quote! {
+                impl<#(#impl_params),*> #builder_ident<#(#before),*> {
+                    #[doc = #doc]
+                    #[must_use]
+                    pub fn #name(
+                        self,
+                        __value: impl ::core::convert::Into<#ty>,
+                    ) -> #builder_ident<#(#after),*> {
+                        #builder_ident { #(#moves),* }
+                    }
                 }
             }
-        }
-    });
+        });
 
+    // A field named `build` is rejected by validation; the fallback expansion leaves
+    // out its setter so that the rejection is the only error.
     let optional_setters = fields
         .iter()
-        .filter(|(_, f)| !f.required)
+        .filter(|(layer, f)| !f.required && layer.name != "build")
         .map(|(layer, field)| {
             let name = &layer.ident;
             let ty = &field.ty;
