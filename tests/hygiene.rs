@@ -89,6 +89,26 @@ mod crate_path {
     }
 }
 
+mod private_unused {
+    //! A private context of which only the builder is used: no generated item may
+    //! warn as unused (the file denies warnings).
+
+    #[derive(ctxbudget::ContextLayers)]
+    #[context(total = 10, output = 1)]
+    struct Quiet {
+        #[budget(tokens = 1, required)]
+        system: String,
+        #[budget(tokens = 2)]
+        user: String,
+    }
+
+    /// Builds one and reads it back.
+    pub fn build() -> usize {
+        let quiet = Quiet::builder().system("x").build();
+        quiet.system.len() + quiet.user.len()
+    }
+}
+
 use ctxbudget::ContextLayers;
 use shadowed::{Awkward, AwkwardLayer, Plain, PlainLayer};
 
@@ -109,6 +129,11 @@ fn hostile_names_still_expand() {
     assert_eq!(usage.core_spent(), 5);
     assert_eq!(Plain::TOTAL, 100);
     assert_eq!(PlainLayer::Core.budget(), 90);
+}
+
+#[test]
+fn private_context_without_warnings() {
+    assert_eq!(private_unused::build(), 1);
 }
 
 #[test]

@@ -101,6 +101,9 @@ fn layer_enum(budget: &Budget) -> TokenStream {
     let indices = (0..count).map(syn::Index::from);
     quote! {
         #[doc = #doc]
+        // Variants carry the user's field spans, so a layer never spent on would
+        // otherwise warn as "never constructed" in the user's crate.
+        #[allow(dead_code)]
         #[derive(
             ::core::fmt::Debug,
             ::core::clone::Clone,
