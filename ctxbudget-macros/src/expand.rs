@@ -427,15 +427,6 @@ fn builder(budget: &Budget) -> TokenStream {
             let (layer, field) = fields[i];
             let name = &layer.ident;
             let ty = &field.ty;
-            let impl_params = params
-                .iter()
-                .enumerate()
-                .filter(|(q, _)| *q != p)
-                .map(|(_, x)| x);
-            let before = params
-                .iter()
-                .enumerate()
-                .map(|(q, x)| if q == p { quote!(#unset) } else { quote!(#x) });
             let after = params.iter().enumerate().map(|(q, x)| {
                 if q == p {
                     quote!(#krate::__private::Set<#ty>)
@@ -456,16 +447,18 @@ fn builder(budget: &Budget) -> TokenStream {
                 layer.name,
                 tokens_doc(layer.tokens.as_ref())
             );
+            let param = &params[p];
             quote! {
-                impl<#(#impl_params),*> #builder_ident<#(#before),*> {
-                    #[doc = #doc]
-                    #[must_use]
-                    pub fn #name(
-                        self,
-                        __value: impl ::core::convert::Into<#ty>,
-                    ) -> #builder_ident<#(#after),*> {
-                        #builder_ident { #(#moves),* }
-                    }
+                #[doc = #doc]
+                #[must_use]
+                pub fn #name(
+                    self,
+                    __value: impl ::core::convert::Into<#ty>,
+                ) -> #builder_ident<#(#after),*>
+                where
+                    #param: #krate::__private::IsUnset<#markers::#name>,
+                {
+                    #builder_ident { #(#moves),* }
                 }
             }
         });
@@ -511,7 +504,10 @@ fn builder(budget: &Budget) -> TokenStream {
             }
         } else {
             quote_spanned!(ty.span()=>
-                #name: ::core::option::Option::unwrap_or_default(self.#name)
+                #name: ::core::option::Option::unwrap_or_else(
+                    self.#name,
+                    <#ty as #krate::__private::OptionalLayer>::unset,
+                )
             )
         }
     });
@@ -545,9 +541,9 @@ fn builder(budget: &Budget) -> TokenStream {
             }
         }
 
-        #(#required_setters)*
-
         impl<#(#params),*> #builder_ident<#(#params),*> {
+            #(#required_setters)*
+
             #(#optional_setters)*
 
             #[doc = #build_doc]

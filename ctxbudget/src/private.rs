@@ -61,6 +61,35 @@ impl<L, T> IsSet<L, T> for Set<T> {
     }
 }
 
+/// Implemented by [`Unset`] only, so a required layer's setter compiles once per
+/// builder: setting a layer twice is an error naming it.
+#[diagnostic::on_unimplemented(
+    message = "layer `{L}` is already set",
+    label = "`.{L}(..)` was already called on this builder",
+    note = "set each required layer once"
+)]
+pub trait IsUnset<L> {}
+
+impl<L> IsUnset<L> for Unset {}
+
+/// The value of an optional builder layer that was not set: its `Default`.
+#[diagnostic::on_unimplemented(
+    message = "optional layer of type `{Self}` has no `Default`",
+    label = "an unset optional layer gets `Default::default()`",
+    note = "derive or implement `Default` for `{Self}`, or mark the layer `#[budget(tokens = N, required)]`"
+)]
+pub trait OptionalLayer: Sized {
+    /// `Default::default()`.
+    fn unset() -> Self;
+}
+
+impl<T: Default> OptionalLayer for T {
+    #[inline]
+    fn unset() -> Self {
+        T::default()
+    }
+}
+
 /// Implements `Serialize` for a generated usage newtype by forwarding to its field
 /// `0`, when the `serde` feature of `ctxbudget` is on (the user's crate features do
 /// not matter).
