@@ -139,6 +139,8 @@ fn parse_context(attr: &syn::Attribute, out: &mut ContextAttr, errors: &mut Erro
             attr,
             "write the total window in tokens: `#[context(total = 8192)]`",
         );
+        // Reported here; not again as a missing total.
+        out.seen.push("total".to_owned());
         return;
     }
     let result = attr.parse_nested_meta(|meta| {

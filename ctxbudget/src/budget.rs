@@ -209,6 +209,9 @@ impl ContextBudget {
 
 /// Tokens spent per layer of a [`ContextBudget`], looked up by layer name.
 ///
+/// Amounts are `usize`, so the seed's "negative spend" error cannot arise: a negative
+/// amount does not type-check.
+///
 /// [`spend`](Self::spend) refuses an unknown layer, a layer going over its
 /// reservation and the total window being exceeded, and records nothing when it
 /// refuses. For a budget known at compile time the generated typed trackers

@@ -8,6 +8,15 @@ struct AgentContext {
     history: Vec<String>,
     #[budget(required)]
     user: String,
+    #[budget]
+    plan: String,
+}
+
+#[derive(ContextLayers)]
+#[context]
+struct BareContext {
+    #[budget(tokens = 1)]
+    system: String,
 }
 
 fn main() {}
