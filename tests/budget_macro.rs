@@ -26,6 +26,15 @@ mod nested {
 
 use nested::{ConstBudget, ConstBudgetLayer};
 
+ctxbudget::budget! {
+    /// More than 32 layers: arrays past the sizes std implements `Default` for.
+    pub Wide(total = 780) { l0: 0, l1: 1, l2: 2, l3: 3, l4: 4, l5: 5, l6: 6, l7: 7, l8: 8, l9: 9, l10: 10, l11: 11, l12: 12, l13: 13, l14: 14, l15: 15, l16: 16, l17: 17, l18: 18, l19: 19, l20: 20, l21: 21, l22: 22, l23: 23, l24: 24, l25: 25, l26: 26, l27: 27, l28: 28, l29: 29, l30: 30, l31: 31, l32: 32, l33: 33, l34: 34, l35: 35, l36: 36, l37: 37, l38: 38, l39: 39 }
+}
+
+// The constants are usable in const context.
+const _: () = assert!(ChatBudget::AVAILABLE == 1536);
+const _: () = assert!(Wide::AVAILABLE == 0);
+
 #[test]
 fn constants() {
     assert_eq!(ChatBudget::TOTAL, 8192);
@@ -43,6 +52,19 @@ fn constants() {
             ConstBudgetLayer::LongTermMemory
         ]
     );
+}
+
+#[test]
+fn forty_layers() -> Result<(), BudgetError> {
+    let mut usage = Wide::usage();
+    for layer in WideLayer::ALL {
+        usage.spend(layer, layer.budget())?;
+    }
+    assert_eq!(usage.total_spent(), Wide::TOTAL);
+    assert_eq!(usage.l39_spent(), 39);
+    assert_eq!(usage.remaining(), 0);
+    assert!(usage.spend(WideLayer::L0, 1).is_err());
+    Ok(())
 }
 
 #[test]

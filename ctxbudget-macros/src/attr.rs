@@ -336,7 +336,13 @@ pub fn parse_derive(input: &DeriveInput, errors: &mut Errors) -> Option<Budget> 
                 ty: field.ty.clone(),
                 required: budget.required,
             }),
-            docs: Vec::new(),
+            // The field's docs describe the layer too.
+            docs: field
+                .attrs
+                .iter()
+                .filter(|a| a.path().is_ident("doc"))
+                .cloned()
+                .collect(),
         });
     }
     if let Some((tokens, span)) = context.output {
