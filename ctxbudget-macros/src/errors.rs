@@ -1,13 +1,11 @@
 //! [`Errors`]: collect every mistake of one input, report them together.
 
-use proc_macro2::TokenStream;
 use quote::ToTokens;
 use std::fmt::Display;
 
 /// An accumulator of `syn::Error`s, folded with `syn::Error::combine`.
 ///
-/// It must be consumed with [`finish`](Errors::finish) (or
-/// [`into_compile_errors`](Errors::into_compile_errors)): dropping it unfinished is a
+/// It must be consumed with [`finish`](Errors::finish): dropping it unfinished is a
 /// bug in the macro and panics, so no error is ever silently lost.
 pub struct Errors {
     error: Option<syn::Error>,
@@ -49,24 +47,12 @@ impl Errors {
         }
     }
 
-    pub fn has_errors(&self) -> bool {
-        self.error.is_some()
-    }
-
     /// `Ok` if nothing was pushed, else every error combined.
     pub fn finish(mut self) -> syn::Result<()> {
         self.finished = true;
         match self.error.take() {
             Some(error) => Err(error),
             None => Ok(()),
-        }
-    }
-
-    /// Every error as `compile_error!` invocations (empty if none).
-    pub fn into_compile_errors(self) -> TokenStream {
-        match self.finish() {
-            Ok(()) => TokenStream::new(),
-            Err(error) => error.to_compile_error(),
         }
     }
 }

@@ -41,13 +41,14 @@ fn finish(model: Option<ast::Budget>, mut errors: errors::Errors) -> proc_macro2
     if let Some(model) = &model {
         valid::check(model, &mut errors);
     }
-    if !errors.has_errors() {
-        errors.into_compile_errors();
-        return model.map(|m| expand::expand(&m)).unwrap_or_default();
+    match errors.finish() {
+        Ok(()) => model.map(|m| expand::expand(&m)).unwrap_or_default(),
+        Err(error) => {
+            let mut out = error.to_compile_error();
+            if let Some(model) = model {
+                out.extend(fallback::expand(model));
+            }
+            out
+        }
     }
-    let mut out = errors.into_compile_errors();
-    if let Some(model) = model {
-        out.extend(fallback::expand(model));
-    }
-    out
 }
