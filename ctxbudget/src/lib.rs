@@ -7,13 +7,32 @@
 //!    OpenAI counts, [`CharEstimate`] for the chars/4 estimate, or any closure.
 //! 2. **Trim** — [`trim_to_budget`] and [`trim_with`] cut one layer down to its
 //!    reservation at the strongest boundary that does not waste the budget.
+//! 3. **Budget** — [`ContextBudget`] and [`ContextUsage`] reserve and track tokens per
+//!    layer at run time; [`#[derive(ContextLayers)]`](derive@ContextLayers) and
+//!    [`budget!`] check the reservations in the compiler and generate typed trackers
+//!    ([`TypedUsage`]) and builders; [`UsageLog`] writes the telemetry as JSON lines.
 
+mod budget;
 mod count;
+mod error;
+mod layers;
+#[cfg(feature = "serde")]
+mod telemetry;
 #[cfg(feature = "tiktoken")]
 mod tiktoken;
 mod trim;
 
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
+pub use budget::{ContextBudget, ContextUsage};
 pub use count::{CharEstimate, TokenCounter};
+pub use ctxbudget_macros::{ContextLayers, budget};
+pub use error::BudgetError;
+pub use layers::{ContextLayers, LayerSpec, TypedUsage};
+#[cfg(feature = "serde")]
+pub use telemetry::UsageLog;
 #[cfg(feature = "tiktoken")]
 pub use tiktoken::{Encoding, Tiktoken, UnknownModel};
 pub use trim::{Boundary, Keep, TrimOptions, Trimmed, trim_to_budget, trim_with};

@@ -1,0 +1,462 @@
+//! Parse `#[derive(ContextLayers)]` input and its `#[context(..)]` and `#[budget(..)]`
+//! attributes into a [`Budget`], pushing every mistake to [`Errors`].
+
+use crate::ast::{Amount, Budget, FieldLayer, Layer, keys, unknown_key_message, variant_ident};
+use crate::errors::Errors;
+use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Expr, Fields, Lit, Path, Token, UnOp};
+
+/// A token count from its expression: literals are checked here, anything else is a
+/// const expression left to the compiler.
+pub fn amount(expr: Expr, key: &str, errors: &mut Errors) -> Option<Amount> {
+    match expr {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(lit), ..
+        }) => {
+            if !matches!(lit.suffix(), "" | "usize") {
+                errors.error_spanned_by(
+                    &lit,
+                    format!(
+                        "`{key}` is a token count of type usize; write `{}` without the `{}` \
+                         suffix",
+                        lit.base10_digits(),
+                        lit.suffix()
+                    ),
+                );
+                return None;
+            }
+            if let Ok(value) = lit.base10_parse::<u64>() {
+                Some(Amount::Lit { value, lit })
+            } else {
+                errors.error_spanned_by(
+                    &lit,
+                    format!(
+                        "`{key} = {}` overflows: a token count must be at most {}",
+                        lit.base10_digits(),
+                        u64::MAX
+                    ),
+                );
+                None
+            }
+        }
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Float(lit),
+            ..
+        }) => {
+            errors.error_spanned_by(
+                &lit,
+                format!(
+                    "`{key}` must be a whole number of tokens, not `{lit}`; write an integer \
+                     such as `{}`",
+                    lit.base10_digits()
+                        .split('.')
+                        .next()
+                        .filter(|s| !s.is_empty())
+                        .unwrap_or("0")
+                ),
+            );
+            None
+        }
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => {
+            errors.error_spanned_by(
+                &lit,
+                format!(
+                    "`{key}` must be an integer, not a string; remove the quotes: `{key} = {}`",
+                    lit.value()
+                ),
+            );
+            None
+        }
+        Expr::Lit(syn::ExprLit { lit, .. }) => {
+            errors.error_spanned_by(
+                &lit,
+                format!("`{key}` must be an integer token count such as `{key} = 512`"),
+            );
+            None
+        }
+        Expr::Unary(syn::ExprUnary {
+            op: UnOp::Neg(_), ..
+        }) => {
+            errors.error_spanned_by(
+                &expr,
+                format!("`{key}` cannot be negative; a token count is 0 or more"),
+            );
+            None
+        }
+        other => Some(Amount::Expr(Box::new(other))),
+    }
+}
+
+/// Skips the value of a key that was rejected, so parsing can go on to the next key.
+fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        let _: Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let _content;
+        syn::parenthesized!(_content in meta.input);
+    }
+    Ok(())
+}
+
+fn key_of(path: &Path) -> String {
+    if path.is_ident("crate") || path.segments.first().is_some_and(|s| s.ident == "crate") {
+        return "crate".to_owned();
+    }
+    path.get_ident().map_or_else(
+        || quote::quote!(#path).to_string().replace(' ', ""),
+        |i| syn::ext::IdentExt::unraw(i).to_string(),
+    )
+}
+
+/// Rejects a second occurrence of a key.
+fn first_time(seen: &mut Vec<String>, key: &str, path: &Path, errors: &mut Errors) -> bool {
+    if seen.iter().any(|k| k == key) {
+        errors.error_spanned_by(path, format!("duplicate key `{key}`; give it once"));
+        false
+    } else {
+        seen.push(key.to_owned());
+        true
+    }
+}
+
+/// `#[context(total = N, output = N, crate = path)]`.
+#[derive(Default)]
+struct ContextAttr {
+    total: Option<Amount>,
+    output: Option<(Amount, proc_macro2::Span)>,
+    krate: Option<Path>,
+    seen: Vec<String>,
+    present: bool,
+}
+
+fn parse_context(attr: &syn::Attribute, out: &mut ContextAttr, errors: &mut Errors) {
+    out.present = true;
+    if let syn::Meta::Path(_) = attr.meta {
+        errors.error_spanned_by(
+            attr,
+            "write the total window in tokens: `#[context(total = 8192)]`",
+        );
+        // Reported here; not again as a missing total.
+        out.seen.push("total".to_owned());
+        return;
+    }
+    let result = attr.parse_nested_meta(|meta| {
+        let key = key_of(&meta.path);
+        if !keys::CONTEXT.contains(&key.as_str()) {
+            errors.error_spanned_by(
+                &meta.path,
+                unknown_key_message("`#[context(..)]`", &key, keys::CONTEXT),
+            );
+            return skip_value(&meta);
+        }
+        if !first_time(&mut out.seen, &key, &meta.path, errors) {
+            return skip_value(&meta);
+        }
+        match key.as_str() {
+            "crate" => out.krate = Some(meta.value()?.parse()?),
+            "total" => {
+                let expr: Expr = meta.value()?.parse()?;
+                out.total = amount(expr, "total", errors);
+            }
+            _ => {
+                let span = meta.path.span();
+                let expr: Expr = meta.value()?.parse()?;
+                out.output = amount(expr, "output", errors).map(|a| (a, span));
+            }
+        }
+        Ok(())
+    });
+    errors.handle(result);
+}
+
+/// `#[budget(tokens = N, required)]` on one field.
+#[derive(Default)]
+struct BudgetAttr {
+    tokens: Option<Amount>,
+    tokens_seen: bool,
+    required: bool,
+    seen: Vec<String>,
+}
+
+fn parse_budget(attr: &syn::Attribute, out: &mut BudgetAttr, errors: &mut Errors) {
+    if let syn::Meta::Path(_) = attr.meta {
+        errors.error_spanned_by(
+            attr,
+            "write the layer's reservation in tokens: `#[budget(tokens = 512)]`",
+        );
+        out.tokens_seen = true;
+        return;
+    }
+    let result = attr.parse_nested_meta(|meta| {
+        let key = key_of(&meta.path);
+        if !keys::BUDGET.contains(&key.as_str()) {
+            errors.error_spanned_by(
+                &meta.path,
+                unknown_key_message("`#[budget(..)]`", &key, keys::BUDGET),
+            );
+            return skip_value(&meta);
+        }
+        if !first_time(&mut out.seen, &key, &meta.path, errors) {
+            return skip_value(&meta);
+        }
+        if key == "tokens" {
+            out.tokens_seen = true;
+            let expr: Expr = meta.value()?.parse()?;
+            out.tokens = amount(expr, "tokens", errors);
+        } else if meta.input.peek(Token![=]) {
+            errors.error_spanned_by(
+                &meta.path,
+                "`required` takes no value; write `#[budget(tokens = N, required)]`",
+            );
+            skip_value(&meta)?;
+        } else {
+            out.required = true;
+        }
+        Ok(())
+    });
+    errors.handle(result);
+}
+
+/// The model of a derive input; `None` when its shape is not a struct with named
+/// fields (nothing sensible to expand then).
+#[allow(clippy::too_many_lines)] // one pass over the input, in reading order
+pub fn parse_derive(input: &DeriveInput, errors: &mut Errors) -> Option<Budget> {
+    let mut context = ContextAttr::default();
+    let mut expandable = true;
+    for attr in &input.attrs {
+        if attr.path().is_ident("context") {
+            parse_context(attr, &mut context, errors);
+        }
+    }
+    let fields = match &input.data {
+        Data::Struct(data) => match &data.fields {
+            Fields::Named(named) => Some(named),
+            Fields::Unnamed(unnamed) => {
+                errors.error_spanned_by(
+                    unnamed,
+                    "`#[derive(ContextLayers)]` needs named fields, one per layer: write \
+                     `struct Name { system: String, .. }` instead of a tuple struct",
+                );
+                None
+            }
+            Fields::Unit => {
+                errors.error_spanned_by(
+                    &input.ident,
+                    "`#[derive(ContextLayers)]` needs named fields, one per layer: add \
+                     `{ system: String, .. }` to this unit struct",
+                );
+                None
+            }
+        },
+        Data::Enum(data) => {
+            errors.error_spanned_by(
+                data.enum_token,
+                "`#[derive(ContextLayers)]` needs a struct with named fields, one per layer, \
+                 not an enum; for a budget without content use `ctxbudget::budget!`",
+            );
+            None
+        }
+        Data::Union(data) => {
+            errors.error_spanned_by(
+                data.union_token,
+                "`#[derive(ContextLayers)]` needs a struct with named fields, one per layer, \
+                 not a union",
+            );
+            None
+        }
+    };
+    if !input.generics.params.is_empty() || input.generics.where_clause.is_some() {
+        errors.error_spanned_by(
+            &input.generics,
+            "`#[derive(ContextLayers)]` does not support generic structs; use concrete \
+             field types such as `String`",
+        );
+        expandable = false;
+    }
+    let fields = fields?;
+
+    if !context.present || (context.total.is_none() && !context.seen.iter().any(|k| k == "total")) {
+        errors.error_spanned_by(
+            &input.ident,
+            format!(
+                "missing `#[context(total = N)]` on `{}`: give the total context window in \
+                 tokens, e.g. `#[context(total = 8192)]`",
+                input.ident
+            ),
+        );
+    }
+
+    let mut layers = Vec::new();
+    for field in &fields.named {
+        let Some(ident) = field.ident.clone() else {
+            continue;
+        };
+        let name = syn::ext::IdentExt::unraw(&ident).to_string();
+        let mut budget = BudgetAttr::default();
+        let mut found = false;
+        for attr in &field.attrs {
+            if attr.path().is_ident("budget") {
+                if found {
+                    errors.error_spanned_by(
+                        attr,
+                        format!("duplicate `#[budget(..)]` on field `{name}`; merge them into one"),
+                    );
+                    continue;
+                }
+                found = true;
+                parse_budget(attr, &mut budget, errors);
+            }
+        }
+        if !found {
+            errors.error_spanned_by(
+                &ident,
+                format!(
+                    "missing `#[budget(tokens = N)]` on field `{name}`: every field is a layer \
+                     and needs a reservation"
+                ),
+            );
+        } else if !budget.tokens_seen {
+            errors.error_spanned_by(
+                &ident,
+                format!(
+                    "missing `tokens = N` in `#[budget(..)]` on field `{name}`: write \
+                     `#[budget(tokens = 512)]`"
+                ),
+            );
+        }
+        layers.push(Layer {
+            variant: variant_ident(&name, ident.span()),
+            name,
+            ident,
+            tokens: budget.tokens,
+            field: Some(FieldLayer {
+                ty: field.ty.clone(),
+                required: budget.required,
+            }),
+            // The field's docs describe the layer too.
+            docs: field
+                .attrs
+                .iter()
+                .filter(|a| a.path().is_ident("doc"))
+                .cloned()
+                .collect(),
+        });
+    }
+    if let Some((tokens, span)) = context.output {
+        layers.push(Layer {
+            name: "output".to_owned(),
+            ident: syn::Ident::new("output", span),
+            variant: syn::Ident::new("Output", span),
+            tokens: Some(tokens),
+            field: None,
+            docs: Vec::new(),
+        });
+    }
+    if layers.is_empty() {
+        errors.error_spanned_by(
+            &input.ident,
+            "a context needs at least one layer: add a field with `#[budget(tokens = N)]`",
+        );
+    }
+    if !expandable {
+        return None;
+    }
+    Some(Budget {
+        krate: context.krate.unwrap_or_else(Budget::default_crate),
+        vis: input.vis.clone(),
+        check_span: input.ident.span(),
+        ident: input.ident.clone(),
+        total: context.total,
+        layers,
+        derive: true,
+        attrs: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syn::parse_quote;
+
+    fn messages(input: &DeriveInput) -> Vec<String> {
+        let mut errors = Errors::new();
+        let _ = parse_derive(input, &mut errors);
+        match errors.finish() {
+            Ok(()) => Vec::new(),
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_correct_input_has_no_errors() {
+        let input: DeriveInput = parse_quote! {
+            #[context(total = 8192, output = 1024)]
+            struct Ctx {
+                #[budget(tokens = 512, required)] system: String,
+                #[budget(tokens = LIMIT)] memory: String,
+            }
+        };
+        assert_eq!(messages(&input), Vec::<String>::new());
+        let mut errors = Errors::new();
+        let budget = parse_derive(&input, &mut errors).unwrap();
+        errors.finish().unwrap();
+        let names: Vec<_> = budget.layers.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["system", "memory", "output"]);
+        assert!(budget.layers[0].field.as_ref().unwrap().required);
+        assert_eq!(
+            budget.layers[0].tokens.as_ref().unwrap().literal(),
+            Some(512)
+        );
+        assert!(
+            budget.layers[1]
+                .tokens
+                .as_ref()
+                .unwrap()
+                .literal()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn every_mistake_is_reported() {
+        let input: DeriveInput = parse_quote! {
+            #[context(totl = 8192)]
+            struct Ctx {
+                #[budget(token = 512)] system: String,
+                #[budget(tokens = 1.5, tokens = 2)] memory: String,
+                #[budget(tokens = -3, requird)] plan: String,
+                #[budget(tokens = "12")] task: String,
+                user: String,
+            }
+        };
+        assert_eq!(
+            messages(&input),
+            [
+                "unknown key `totl` in `#[context(..)]`; did you mean `total`?",
+                "missing `#[context(total = N)]` on `Ctx`: give the total context window in \
+                 tokens, e.g. `#[context(total = 8192)]`",
+                "unknown key `token` in `#[budget(..)]`; did you mean `tokens`?",
+                "missing `tokens = N` in `#[budget(..)]` on field `system`: write \
+                 `#[budget(tokens = 512)]`",
+                "`tokens` must be a whole number of tokens, not `1.5`; write an integer such as `1`",
+                "duplicate key `tokens`; give it once",
+                "`tokens` cannot be negative; a token count is 0 or more",
+                "unknown key `requird` in `#[budget(..)]`; did you mean `required`?",
+                "`tokens` must be an integer, not a string; remove the quotes: `tokens = 12`",
+                "missing `#[budget(tokens = N)]` on field `user`: every field is a layer and \
+                 needs a reservation",
+            ]
+        );
+    }
+
+    #[test]
+    fn shapes_other_than_named_structs_are_rejected() {
+        let tuple: DeriveInput = parse_quote! { #[context(total = 1)] struct T(String); };
+        let en: DeriveInput = parse_quote! { #[context(total = 1)] enum E { A } };
+        assert!(messages(&tuple)[0].contains("instead of a tuple struct"));
+        assert!(messages(&en)[0].contains("not an enum"));
+    }
+}

@@ -1,0 +1,142 @@
+//! [`BudgetError`]: everything that can go wrong declaring a budget or spending it.
+
+/// Why a budget could not be built or a spend was refused.
+///
+/// Every message carries the names and numbers involved and, where there is one, the
+/// fix. A refused [`spend`](crate::ContextUsage::spend) records nothing, so after an
+/// error the tracker is exactly as it was before the call.
+///
+/// ```
+/// use ctxbudget::{BudgetError, ContextBudget};
+///
+/// let budget = ContextBudget::new(4096, [("system", 512), ("memory", 2048)])?;
+/// let mut usage = budget.usage();
+/// usage.spend("memory", 2000)?;
+/// let err = usage.spend("memory", 100).unwrap_err();
+/// assert!(matches!(err, BudgetError::LayerOverBudget { .. }));
+/// assert!(err.to_string().starts_with("layer `memory` over budget: 2100 > 2048"));
+/// # Ok::<(), BudgetError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BudgetError {
+    /// The layer reservations add up to more than the total window.
+    #[error(
+        "layers reserve {reserved} tokens ({terms}) but the total is {total}: {} over; \
+         lower a reservation or raise the total",
+        reserved.saturating_sub(*total)
+    )]
+    OverAllocated {
+        /// The sum of all reservations.
+        reserved: usize,
+        /// The total window.
+        total: usize,
+        /// The sum written out, `system 512 + memory 2048`.
+        terms: String,
+    },
+
+    /// The layer reservations add up to more than `usize::MAX`.
+    #[error(
+        "layer reservations overflow: adding layer `{layer}` ({tokens}) to {sum} does not fit \
+         in usize; lower the reservations"
+    )]
+    Overflow {
+        /// The layer whose reservation made the sum overflow.
+        layer: String,
+        /// That layer's reservation.
+        tokens: usize,
+        /// The sum of the layers before it.
+        sum: usize,
+    },
+
+    /// A layer name that the budget does not declare.
+    #[error("unknown layer `{name}`; the budget declares: {known}")]
+    UnknownLayer {
+        /// The name asked for.
+        name: String,
+        /// The declared layer names, comma separated, in declaration order.
+        known: String,
+    },
+
+    /// The same layer name declared twice.
+    #[error("duplicate layer `{name}`; give each layer one reservation")]
+    DuplicateLayer {
+        /// The repeated name.
+        name: String,
+    },
+
+    /// A layer name that cannot be used: empty, or one of the telemetry keys
+    /// `total`, `spent` and `remaining`.
+    #[error(
+        "invalid layer name `{name}`: layer names must be non-empty and not `total`, `spent` \
+         or `remaining` (those are telemetry keys); rename the layer"
+    )]
+    InvalidLayerName {
+        /// The rejected name.
+        name: String,
+    },
+
+    /// A spend that would take a layer over its reservation.
+    #[error(
+        "layer `{layer}` over budget: {} > {budget} ({spent} spent, {tokens} more asked); \
+         trim the layer to at most {} tokens or raise its reservation",
+        u128::from_usize(*spent) + u128::from_usize(*tokens),
+        budget.saturating_sub(*spent)
+    )]
+    LayerOverBudget {
+        /// The layer spent on.
+        layer: String,
+        /// What the layer had spent before the call.
+        spent: usize,
+        /// What the call asked to spend.
+        tokens: usize,
+        /// The layer's reservation.
+        budget: usize,
+    },
+
+    /// A spend that fits its layer but would take the whole context over the total
+    /// window. Budgets built by this crate reserve at most the total, so this is a
+    /// second line of defence that a correct budget never reaches.
+    #[error(
+        "total context window exceeded by layer `{layer}`: {} > {total} ({spent} spent, \
+         {tokens} more asked); trim the layer to at most {} tokens",
+        u128::from_usize(*spent) + u128::from_usize(*tokens),
+        total.saturating_sub(*spent)
+    )]
+    TotalExceeded {
+        /// The layer spent on.
+        layer: String,
+        /// What the whole context had spent before the call.
+        spent: usize,
+        /// What the call asked to spend.
+        tokens: usize,
+        /// The total window.
+        total: usize,
+    },
+}
+
+/// `u128::from(usize)` without a lossy cast, for the exact sums in messages.
+trait FromUsize {
+    fn from_usize(value: usize) -> Self;
+}
+
+impl FromUsize for u128 {
+    fn from_usize(value: usize) -> Self {
+        // usize is at most 64 bits on every target Rust supports.
+        u128::try_from(value).unwrap_or(u128::MAX)
+    }
+}
+
+impl BudgetError {
+    pub(crate) fn unknown_layer<'n>(name: &str, known: impl IntoIterator<Item = &'n str>) -> Self {
+        let known: Vec<&str> = known.into_iter().collect();
+        BudgetError::UnknownLayer {
+            name: name.to_owned(),
+            known: if known.is_empty() {
+                "no layers".to_owned()
+            } else {
+                known.join(", ")
+            },
+        }
+    }
+}

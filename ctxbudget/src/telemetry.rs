@@ -1,0 +1,158 @@
+//! Telemetry (feature `serde`): usage trackers as JSON, and [`UsageLog`], a JSON-lines
+//! log of them.
+//!
+//! Every tracker serialises to the seed's `to_dict` shape, layers in declaration
+//! order:
+//!
+//! ```json
+//! {"total": 8192, "spent": 1300, "remaining": 6892,
+//!  "system": {"budget": 512, "spent": 300}, "user": {"budget": 1024, "spent": 1000}}
+//! ```
+
+use crate::budget::ContextUsage;
+use crate::layers::{ContextLayers, TypedUsage};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use std::io;
+
+/// Serialises `total`, `spent`, `remaining` and one `{"budget", "spent"}` entry per
+/// layer.
+fn serialize_usage<'a, S: Serializer>(
+    serializer: S,
+    total: usize,
+    spent: usize,
+    remaining: usize,
+    layers: impl ExactSizeIterator<Item = (&'a str, usize, usize)>,
+) -> Result<S::Ok, S::Error> {
+    #[derive(serde::Serialize)]
+    struct Entry {
+        budget: usize,
+        spent: usize,
+    }
+    let mut map = serializer.serialize_map(Some(3 + layers.len()))?;
+    map.serialize_entry("total", &total)?;
+    map.serialize_entry("spent", &spent)?;
+    map.serialize_entry("remaining", &remaining)?;
+    for (name, budget, spent) in layers {
+        map.serialize_entry(name, &Entry { budget, spent })?;
+    }
+    map.end()
+}
+
+impl Serialize for ContextUsage {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serialize_usage(
+            serializer,
+            self.budget().total(),
+            self.total_spent(),
+            self.remaining(),
+            self.layers(),
+        )
+    }
+}
+
+impl<C: ContextLayers> Serialize for TypedUsage<C> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serialize_usage(
+            serializer,
+            C::TOTAL,
+            self.total_spent(),
+            self.remaining(),
+            self.layers(),
+        )
+    }
+}
+
+/// Serialises a value that cannot fail to serialise (string keys, integer values).
+fn to_json_string<T: Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+impl ContextUsage {
+    /// The telemetry JSON object, on one line.
+    ///
+    /// ```
+    /// use ctxbudget::ContextBudget;
+    ///
+    /// let mut usage = ContextBudget::new(4096, [("system", 512), ("user", 1024)])?.usage();
+    /// usage.spend("user", 1000)?;
+    /// assert_eq!(
+    ///     usage.to_json(),
+    ///     r#"{"total":4096,"spent":1000,"remaining":3096,"system":{"budget":512,"spent":0},"user":{"budget":1024,"spent":1000}}"#,
+    /// );
+    /// # Ok::<(), ctxbudget::BudgetError>(())
+    /// ```
+    pub fn to_json(&self) -> String {
+        to_json_string(self)
+    }
+}
+
+impl<C: ContextLayers> TypedUsage<C> {
+    /// The telemetry JSON object, on one line: the same shape as
+    /// [`ContextUsage::to_json`].
+    pub fn to_json(&self) -> String {
+        to_json_string(self)
+    }
+}
+
+/// A JSON-lines usage log: each [`record`](Self::record) appends one telemetry object
+/// and a newline to the writer, then flushes it, so a crash loses at most the line
+/// being written.
+///
+/// ```
+/// use ctxbudget::{ContextBudget, UsageLog};
+///
+/// let mut usage = ContextBudget::new(4096, [("system", 512)])?.usage();
+/// let mut log = UsageLog::new(Vec::new());
+/// log.record(&usage)?;
+/// usage.spend("system", 100)?;
+/// log.record(&usage)?;
+///
+/// let text = String::from_utf8(log.into_inner()).unwrap();
+/// let lines: Vec<&str> = text.lines().collect();
+/// assert_eq!(lines.len(), 2);
+/// assert!(lines[1].starts_with(r#"{"total":4096,"spent":100,"#));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct UsageLog<W: io::Write> {
+    out: W,
+    line: Vec<u8>,
+}
+
+impl<W: io::Write> UsageLog<W> {
+    /// A log appending to `out` (a file opened for append, a socket, `stderr`, ..).
+    pub fn new(out: W) -> Self {
+        UsageLog {
+            out,
+            line: Vec::new(),
+        }
+    }
+
+    /// Appends `usage` as one JSON line and flushes.
+    ///
+    /// The whole line is serialised first and written with one `write_all`, so a
+    /// serialisation failure writes nothing.
+    ///
+    /// # Errors
+    ///
+    /// The writer's I/O errors, and [`io::ErrorKind::InvalidData`] if `usage` fails
+    /// to serialise (the trackers of this crate never do).
+    pub fn record<T: Serialize + ?Sized>(&mut self, usage: &T) -> io::Result<()> {
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, usage)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        self.line.push(b'\n');
+        self.out.write_all(&self.line)?;
+        self.out.flush()
+    }
+
+    /// The writer.
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
+
+    /// The writer, giving up the log.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}

@@ -1,0 +1,305 @@
+//! Runtime budgets: `ContextBudget`, `ContextUsage`, `BudgetError`, serde and the usage
+//! log.
+
+use ctxbudget::{BudgetError, ContextBudget, ContextUsage, UsageLog};
+use proptest::prelude::*;
+
+fn agent() -> ContextBudget {
+    ContextBudget::agent(
+        8192,
+        [512, 256, 256, 2048, 512, 256, 256, 2048, 256, 512, 1024],
+    )
+    .unwrap()
+}
+
+#[test]
+fn reserved_available_and_layer_budget() {
+    let budget = agent();
+    assert_eq!(budget.total(), 8192);
+    assert_eq!(budget.reserved(), 7936);
+    assert_eq!(budget.available(), 256);
+    assert_eq!(budget.layer_budget("memory"), Ok(2048));
+    assert_eq!(budget.len(), 11);
+    let names: Vec<&str> = budget.layers().map(|(name, _)| name).collect();
+    assert_eq!(names, ContextBudget::AGENT_LAYERS);
+}
+
+#[test]
+fn the_preset_is_not_a_limit() {
+    let budget = ContextBudget::new(100, [("a", 10), ("b", 20), ("c", 30)]).unwrap();
+    assert_eq!(budget.reserved(), 60);
+    let empty = ContextBudget::new(100, Vec::<(String, usize)>::new()).unwrap();
+    assert!(empty.is_empty());
+    assert_eq!(empty.available(), 100);
+}
+
+#[test]
+fn unknown_layer_names_the_known_ones() {
+    let err = agent().layer_budget("total").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "unknown layer `total`; the budget declares: system, mission, plan, memory, \
+         artifacts, graph, ast, semantic, task, user, output"
+    );
+}
+
+#[test]
+fn construction_errors() {
+    assert_eq!(
+        ContextBudget::new(1000, [("system", 512), ("memory", 1024)]),
+        Err(BudgetError::OverAllocated {
+            reserved: 1536,
+            total: 1000,
+            terms: "system 512 + memory 1024".into()
+        })
+    );
+    assert_eq!(
+        ContextBudget::new(1000, [("a", 1), ("a", 2)]),
+        Err(BudgetError::DuplicateLayer { name: "a".into() })
+    );
+    for bad in ["", "total", "spent", "remaining"] {
+        assert_eq!(
+            ContextBudget::new(1000, [(bad, 1)]),
+            Err(BudgetError::InvalidLayerName { name: bad.into() })
+        );
+    }
+    let err = ContextBudget::new(5, [("x", usize::MAX), ("y", 1)]).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("layer reservations overflow: adding layer `y`")
+    );
+}
+
+#[test]
+fn spend_refuses_and_records_nothing() {
+    let mut usage = ContextBudget::new(4096, [("system", 512), ("memory", 2048)])
+        .unwrap()
+        .usage();
+    usage.spend("memory", 2000).unwrap();
+    let before = usage.clone();
+
+    let over = usage.spend("memory", 100).unwrap_err();
+    assert_eq!(
+        over,
+        BudgetError::LayerOverBudget {
+            layer: "memory".into(),
+            spent: 2000,
+            tokens: 100,
+            budget: 2048
+        }
+    );
+    assert!(
+        over.to_string()
+            .starts_with("layer `memory` over budget: 2100 > 2048")
+    );
+    assert!(matches!(
+        usage.spend("plan", 1),
+        Err(BudgetError::UnknownLayer { .. })
+    ));
+    // An amount whose sum overflows usize is refused too, with the exact sum.
+    let huge = usage.spend("memory", usize::MAX).unwrap_err();
+    assert!(
+        huge.to_string()
+            .contains(&format!("{} > 2048", u128::from(u64::MAX) + 2000))
+    );
+    assert_eq!(usage, before);
+    assert_eq!(usage.spent("memory"), Ok(2000));
+    assert_eq!(usage.total_spent(), 2000);
+    assert_eq!(usage.remaining(), 2096);
+
+    usage.spend("memory", 48).unwrap();
+    usage.spend("system", 0).unwrap();
+    assert_eq!(usage.spent("memory"), Ok(2048));
+    usage.reset();
+    assert_eq!(usage.total_spent(), 0);
+}
+
+#[test]
+fn telemetry_has_the_seed_shape_in_declaration_order() {
+    let mut usage = ContextBudget::new(4096, [("user", 1024), ("system", 512)])
+        .unwrap()
+        .usage();
+    usage.spend("system", 300).unwrap();
+    assert_eq!(
+        usage.to_json(),
+        r#"{"total":4096,"spent":300,"remaining":3796,"user":{"budget":1024,"spent":0},"system":{"budget":512,"spent":300}}"#
+    );
+}
+
+#[test]
+fn usage_log_writes_one_flushed_line_per_record() {
+    /// Counts flushes and refuses to let a line be split across them.
+    #[derive(Default)]
+    struct Flushes {
+        bytes: Vec<u8>,
+        flushed_at: Vec<usize>,
+    }
+    impl std::io::Write for Flushes {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.bytes.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            self.flushed_at.push(self.bytes.len());
+            Ok(())
+        }
+    }
+
+    let mut usage = agent().usage();
+    let mut log = UsageLog::new(Flushes::default());
+    log.record(&usage).unwrap();
+    usage.spend("user", 12).unwrap();
+    log.record(&usage).unwrap();
+    let out = log.into_inner();
+    let text = String::from_utf8(out.bytes).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2);
+    // Flushed after each complete line.
+    assert_eq!(out.flushed_at, [lines[0].len() + 1, text.len()]);
+    let second: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
+    assert_eq!(second["spent"], 12);
+    assert_eq!(second["user"]["spent"], 12);
+    assert_eq!(second["user"]["budget"], 512);
+}
+
+#[test]
+fn budget_from_json_and_toml() {
+    let json = r#"{"total": 8192, "layers": {"system": 512, "memory": 2048}}"#;
+    let budget: ContextBudget = serde_json::from_str(json).unwrap();
+    assert_eq!(budget.layer_budget("memory"), Ok(2048));
+    let names: Vec<&str> = budget.layers().map(|(n, _)| n).collect();
+    assert_eq!(names, ["system", "memory"]);
+    assert_eq!(
+        serde_json::to_string(&budget).unwrap(),
+        json.replace(' ', "")
+    );
+
+    // Declaration order survives with toml's `preserve_order` feature.
+    let toml_text = "total = 4096\n[layers]\nuser = 1024\nsystem = 512\n";
+    let budget: ContextBudget = toml::from_str(toml_text).unwrap();
+    let names: Vec<&str> = budget.layers().map(|(n, _)| n).collect();
+    assert_eq!(names, ["user", "system"]);
+}
+
+fn json_error(json: &str) -> String {
+    serde_json::from_str::<ContextBudget>(json)
+        .unwrap_err()
+        .to_string()
+}
+
+fn toml_error(text: &str) -> String {
+    toml::from_str::<ContextBudget>(text)
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn bad_numbers_name_the_field() {
+    let cases = [
+        (
+            r#"{"total": -1, "layers": {}}"#,
+            "`total` is -1: a token count cannot be negative",
+        ),
+        (
+            r#"{"total": 100, "layers": {"memory": -5}}"#,
+            "`layers.memory` is -5: a token count cannot be negative",
+        ),
+        (
+            r#"{"total": 100, "layers": {"memory": 1.5}}"#,
+            "`layers.memory` is 1.5: a token count must be a whole number",
+        ),
+        (
+            r#"{"total": 100, "layers": {"memory": 12.0}}"#,
+            "`layers.memory` is the float 12.0: a token count must be an integer",
+        ),
+        (
+            r#"{"total": 100, "layers": {"memory": 18446744073709551616}}"#,
+            "`layers.memory` is 18446744073709552000: a token count must be at most",
+        ),
+        (
+            r#"{"total": "100", "layers": {}}"#,
+            "invalid type: string \"100\", expected `total` as a non-negative integer token count",
+        ),
+        (
+            r#"{"total": 100, "layers": {"a": 60, "b": 50}}"#,
+            "layers reserve 110 tokens (a 60 + b 50) but the total is 100: 10 over",
+        ),
+        (r#"{"layers": {}}"#, "missing field `total`"),
+        (r#"{"total": 1, "layer": {}}"#, "unknown field `layer`"),
+    ];
+    for (json, expected) in cases {
+        let message = json_error(json);
+        assert!(message.contains(expected), "{json}: {message}");
+    }
+    let message = toml_error("total = 100\n[layers]\nplan = -2\n");
+    assert!(
+        message.contains("`layers.plan` is -2: a token count cannot be negative"),
+        "{message}"
+    );
+    let message = toml_error("total = 100.5\n");
+    assert!(message.contains("`total` is 100.5"), "{message}");
+}
+
+/// A budget of up to six layers whose reservations fit the total.
+fn budgets() -> impl Strategy<Value = ContextBudget> {
+    (prop::collection::vec(0usize..5_000, 0..6), 0usize..10_000).prop_map(
+        |(reservations, headroom)| {
+            let total = reservations.iter().sum::<usize>() + headroom;
+            let layers = reservations
+                .into_iter()
+                .enumerate()
+                .map(|(i, tokens)| (format!("layer{i}"), tokens));
+            ContextBudget::new(total, layers).unwrap()
+        },
+    )
+}
+
+proptest! {
+    #[test]
+    fn spend_never_exceeds_reservations_and_refusals_record_nothing(
+        budget in budgets(),
+        spends in prop::collection::vec((0usize..8, 0usize..3_000), 0..40),
+    ) {
+        let mut usage = ContextUsage::new(budget.clone());
+        for (layer, tokens) in spends {
+            let name = format!("layer{layer}");
+            let before = usage.clone();
+            if usage.spend(&name, tokens).is_ok() {
+                prop_assert_eq!(usage.spent(&name)?, before.spent(&name)? + tokens);
+                prop_assert_eq!(usage.total_spent(), before.total_spent() + tokens);
+            } else {
+                prop_assert_eq!(&usage, &before);
+            }
+            for (name, reservation, spent) in usage.layers() {
+                prop_assert!(spent <= reservation, "{} spent {} > {}", name, spent, reservation);
+            }
+            prop_assert!(usage.total_spent() <= budget.total());
+            prop_assert_eq!(usage.total_spent() + usage.remaining(), budget.total());
+        }
+    }
+
+    #[test]
+    fn serialisation_round_trips_the_numbers(
+        budget in budgets(),
+        spends in prop::collection::vec((0usize..6, 0usize..3_000), 0..20),
+    ) {
+        let json = serde_json::to_string(&budget).unwrap();
+        let back: ContextBudget = serde_json::from_str(&json).unwrap();
+        prop_assert_eq!(&back, &budget);
+
+        let mut usage = budget.usage();
+        for (layer, tokens) in spends {
+            let _ = usage.spend(&format!("layer{layer}"), tokens);
+        }
+        let value: serde_json::Value = serde_json::from_str(&usage.to_json()).unwrap();
+        prop_assert_eq!(value["total"].as_u64(), Some(budget.total() as u64));
+        prop_assert_eq!(value["spent"].as_u64(), Some(usage.total_spent() as u64));
+        prop_assert_eq!(value["remaining"].as_u64(), Some(usage.remaining() as u64));
+        let object = value.as_object().unwrap();
+        prop_assert_eq!(object.len(), 3 + budget.len());
+        for (name, reservation, spent) in usage.layers() {
+            prop_assert_eq!(value[name]["budget"].as_u64(), Some(reservation as u64));
+            prop_assert_eq!(value[name]["spent"].as_u64(), Some(spent as u64));
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! Generated code names nothing through the user's scope: it compiles in a module
+//! without the prelude, next to items that shadow `Result`, `Option`, `String`,
+//! `Default`, `usize`, `str` and `core`, with fields named `builder`, `state`,
+//! `core`, `value` and `build_state`, and under `deny(warnings)` plus the workspace's
+//! clippy pedantic lints (CI runs clippy with `-D warnings` on this file).
+#![deny(warnings, missing_docs, missing_debug_implementations)]
+
+/// Everything the generated code could trip over, without the prelude.
+#[no_implicit_prelude]
+pub mod shadowed {
+    #![allow(non_camel_case_types, dead_code)]
+
+    /// Shadows `core`.
+    pub mod core {}
+    /// Shadows `ctxbudget` as a relative path.
+    pub mod ctxbudget {}
+    /// Shadows `Result`.
+    #[derive(Debug)]
+    pub struct Result;
+    /// Shadows `Option`.
+    #[derive(Debug)]
+    pub struct Option;
+    /// Shadows `String`.
+    #[derive(Debug)]
+    pub struct String;
+    /// Shadows `Default`.
+    pub trait Default {}
+    /// Shadows the primitive `usize`.
+    #[derive(Debug)]
+    pub struct usize;
+    /// Shadows the primitive `str`.
+    #[derive(Debug)]
+    pub struct str;
+    /// Shadows `Some`.
+    #[derive(Debug)]
+    pub struct Some;
+
+    /// A context whose fields have the names generated code might use.
+    #[derive(::ctxbudget::ContextLayers, Debug, PartialEq)]
+    #[context(total = 4096, output = 512)]
+    pub struct Awkward {
+        /// Named like the constructor.
+        #[budget(tokens = 512, required)]
+        pub builder: ::std::string::String,
+        /// Named like a typestate.
+        #[budget(tokens = 512)]
+        pub state: ::std::vec::Vec<::std::string::String>,
+        /// Named like the crate.
+        #[budget(tokens = 512, required)]
+        pub core: ::std::string::String,
+        /// Named like a setter argument.
+        #[budget(tokens = LIMIT)]
+        pub value: ::std::string::String,
+        /// Raw identifier.
+        #[budget(tokens = 1)]
+        pub r#type: ::std::string::String,
+    }
+
+    /// A const reservation, so the const assertion is generated too.
+    pub const LIMIT: ::core::primitive::usize = 100;
+
+    ::ctxbudget::budget! {
+        /// A `budget!` in the same hostile module.
+        pub Plain(total = LIMIT) { builder: 10, core: LIMIT - 10 }
+    }
+}
+
+mod crate_path {
+    //! `#[context(crate = path)]` for crates that re-export ctxbudget.
+
+    /// A re-exporting crate's view of ctxbudget.
+    pub mod reexport {
+        pub use ::ctxbudget as inner;
+    }
+
+    /// Derived through the re-export.
+    #[derive(ctxbudget::ContextLayers, Debug)]
+    #[context(total = 100, crate = self::reexport::inner)]
+    pub struct ViaReexport {
+        /// A layer.
+        #[budget(tokens = 10)]
+        pub system: String,
+    }
+
+    ctxbudget::budget! {
+        /// Declared through the re-export.
+        #[context(crate = crate::crate_path::reexport::inner)]
+        pub ViaReexportBudget(total = 100) { system: 10 }
+    }
+}
+
+mod private_unused {
+    //! A private context of which only the builder is used: no generated item may
+    //! warn as unused (the file denies warnings).
+
+    #[derive(ctxbudget::ContextLayers)]
+    #[context(total = 10, output = 1)]
+    struct Quiet {
+        #[budget(tokens = 1, required)]
+        system: String,
+        #[budget(tokens = 2)]
+        user: String,
+    }
+
+    /// Builds one and reads it back.
+    pub fn build() -> usize {
+        let quiet = Quiet::builder().system("x").build();
+        quiet.system.len() + quiet.user.len()
+    }
+}
+
+use ctxbudget::ContextLayers;
+use shadowed::{Awkward, AwkwardLayer, Plain, PlainLayer};
+
+#[test]
+fn hostile_names_still_expand() {
+    let built = Awkward::builder()
+        .builder("b")
+        .core("c")
+        .value(String::from("v"))
+        .build();
+    assert_eq!(built.builder, "b");
+    assert_eq!(built.core, "c");
+    assert!(built.state.is_empty());
+    assert_eq!(Awkward::RESERVED, 512 * 3 + 100 + 1 + 512);
+    assert_eq!(AwkwardLayer::Type.name(), "type");
+    let mut usage = Awkward::usage();
+    usage.spend(AwkwardLayer::Core, 5).unwrap();
+    assert_eq!(usage.core_spent(), 5);
+    assert_eq!(Plain::TOTAL, 100);
+    assert_eq!(PlainLayer::Core.budget(), 90);
+}
+
+#[test]
+fn private_context_without_warnings() {
+    assert_eq!(private_unused::build(), 1);
+}
+
+#[test]
+fn crate_path_option() {
+    use crate_path::{ViaReexport, ViaReexportBudget, ViaReexportBudgetLayer, ViaReexportLayer};
+    assert_eq!(ViaReexport::TOTAL, 100);
+    assert_eq!(ViaReexportLayer::System.budget(), 10);
+    assert_eq!(ViaReexportBudget::RESERVED, 10);
+    assert_eq!(ViaReexportBudgetLayer::System.name(), "system");
+}
