@@ -272,16 +272,17 @@ impl<T: ChatMessage + ?Sized> ChatMessage for &T {
 ///
 /// A message costs `tokens_per_message`, plus the tokens of its role and content,
 /// plus the tokens of its name and `tokens_per_name` when it has one, plus, for each
-/// tool call, `tokens_per_tool_call` and the tokens of its id, name and arguments,
-/// plus the tokens of its tool-call id. A whole request adds `reply_priming` once
-/// (the `<|start|>assistant<|message|>` that primes the reply).
+/// tool call, the tokens of the tool's name and arguments and `tokens_per_tool_call`.
+/// A whole request adds `reply_priming` once (the `<|start|>assistant<|message|>` that
+/// primes the reply).
 ///
 /// [`ChatFormat::openai`] (the default) is the OpenAI cookbook's accounting for
-/// current models (3 per message, 1 per name, 3 for the reply), the one tiktoken-rs's
-/// `num_tokens_from_messages` implements. OpenAI does not publish how tool calls are
-/// serialized, so the tool-call terms are an estimate: set
+/// current models (3 per message, 1 per name, 3 for the reply), with tool calls
+/// counted as tiktoken-rs's `num_tokens_from_messages` counts them (name, arguments
+/// and 1 more). OpenAI does not publish how tool calls and call ids are serialized,
+/// so those terms are an estimate (call ids are not counted): set
 /// [`with_tokens_per_tool_call`](ChatFormat::with_tokens_per_tool_call) from the
-/// `usage` your provider reports if you need it exact.
+/// `usage` your provider reports, or leave headroom in the budget.
 ///
 /// ```
 /// use ctxbudget::{ChatFormat, Message};
@@ -307,13 +308,13 @@ impl Default for ChatFormat {
 }
 
 impl ChatFormat {
-    /// OpenAI's chat format: 3 tokens per message, 1 per name, 3 per tool call and 3
+    /// OpenAI's chat format: 3 tokens per message, 1 per name, 1 per tool call and 3
     /// to prime the reply; the role's name is counted like text.
     pub const fn openai() -> Self {
         Self {
             tokens_per_message: 3,
             tokens_per_name: 1,
-            tokens_per_tool_call: 3,
+            tokens_per_tool_call: 1,
             reply_priming: 3,
         }
     }
@@ -344,7 +345,7 @@ impl ChatFormat {
         self
     }
 
-    /// Sets the fixed cost of each tool call, on top of its id, name and arguments.
+    /// Sets the fixed cost of each tool call, on top of its name and arguments.
     #[must_use]
     pub const fn with_tokens_per_tool_call(mut self, tokens: usize) -> Self {
         self.tokens_per_tool_call = tokens;
@@ -396,12 +397,8 @@ impl ChatFormat {
         for call in message.tool_calls() {
             tokens = tokens
                 .saturating_add(self.tokens_per_tool_call)
-                .saturating_add(counter.count(call.id))
                 .saturating_add(counter.count(call.name))
                 .saturating_add(counter.count(call.arguments));
-        }
-        if let Some(id) = message.tool_call_id() {
-            tokens = tokens.saturating_add(counter.count(id));
         }
         tokens
     }
@@ -468,9 +465,9 @@ impl ChatBudget {
     }
 }
 
-/// One message of the history as a [`TrimContext`] and a [`Trimmed`] show it.
+/// One message of the history as a [`TrimContext`] and a [`TrimmedChat`] show it.
 #[derive(Debug)]
-pub struct Element<'m, M> {
+pub struct ChatElement<'m, M> {
     /// Its position in the caller's history, 0-based in load order. Seqs never change:
     /// removing a message does not renumber the others.
     pub seq: usize,
@@ -482,13 +479,13 @@ pub struct Element<'m, M> {
     pub role: Role,
 }
 
-impl<M> Clone for Element<'_, M> {
+impl<M> Clone for ChatElement<'_, M> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<M> Copy for Element<'_, M> {}
+impl<M> Copy for ChatElement<'_, M> {}
 
 /// Seq numbers for [`TrimContext::remove`]: one `usize`, or a slice, array, `Vec`
 /// or range of them.
@@ -563,14 +560,14 @@ impl IntoSeqs for std::ops::RangeInclusive<usize> {
 /// ```
 #[derive(Debug)]
 pub struct TrimContext<'m, M> {
-    elements: Vec<Element<'m, M>>,
+    elements: Vec<ChatElement<'m, M>>,
     removed: Vec<bool>,
     total_tokens: usize,
     budget: ChatBudget,
 }
 
 impl<'m, M> TrimContext<'m, M> {
-    fn new(elements: Vec<Element<'m, M>>, budget: ChatBudget) -> Self {
+    fn new(elements: Vec<ChatElement<'m, M>>, budget: ChatBudget) -> Self {
         let total_tokens = sum_tokens(&elements);
         Self {
             removed: vec![false; elements.len()],
@@ -593,12 +590,12 @@ impl<'m, M> TrimContext<'m, M> {
     }
 
     /// A snapshot of the current elements, in seq order.
-    pub fn message_elements(&self) -> Vec<Element<'m, M>> {
+    pub fn message_elements(&self) -> Vec<ChatElement<'m, M>> {
         self.elements.clone()
     }
 
     /// The current elements, borrowed.
-    pub fn elements(&self) -> &[Element<'m, M>] {
+    pub fn elements(&self) -> &[ChatElement<'m, M>] {
         &self.elements
     }
 
@@ -626,7 +623,7 @@ impl<'m, M> TrimContext<'m, M> {
     }
 }
 
-fn sum_tokens<M>(elements: &[Element<'_, M>]) -> usize {
+fn sum_tokens<M>(elements: &[ChatElement<'_, M>]) -> usize {
     elements
         .iter()
         .fold(0usize, |sum, e| sum.saturating_add(e.tokens))
@@ -636,7 +633,7 @@ fn sum_tokens<M>(elements: &[Element<'_, M>]) -> usize {
 /// (LangChain's `strategy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
-pub enum Strategy {
+pub enum ChatStrategy {
     /// Keep the latest messages: drop the oldest first (the default).
     #[default]
     KeepLast,
@@ -674,7 +671,7 @@ impl fmt::Display for DropReason {
 
 /// A message [`ChatTrimmer`] dropped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Dropped {
+pub struct DroppedMessage {
     /// Its seq (index in the caller's history).
     pub seq: usize,
     /// What it cost.
@@ -685,26 +682,26 @@ pub struct Dropped {
 
 /// What [`ChatTrimmer`] kept and dropped.
 #[derive(Debug)]
-pub struct Trimmed<'m, M> {
-    kept: Vec<Element<'m, M>>,
-    dropped: Vec<Dropped>,
+pub struct TrimmedChat<'m, M> {
+    kept: Vec<ChatElement<'m, M>>,
+    dropped: Vec<DroppedMessage>,
     tokens: usize,
     budget: ChatBudget,
 }
 
-impl<'m, M> Trimmed<'m, M> {
+impl<'m, M> TrimmedChat<'m, M> {
     /// The kept messages, in history order.
     pub fn messages(&self) -> Vec<&'m M> {
         self.kept.iter().map(|e| e.message).collect()
     }
 
     /// The kept elements (seq, message, tokens, role), in history order.
-    pub fn elements(&self) -> &[Element<'m, M>] {
+    pub fn elements(&self) -> &[ChatElement<'m, M>] {
         &self.kept
     }
 
     /// The dropped messages, in seq order, with the reason for each.
-    pub fn dropped(&self) -> &[Dropped] {
+    pub fn dropped(&self) -> &[DroppedMessage] {
         &self.dropped
     }
 
@@ -747,8 +744,8 @@ pub enum ChatTrimError {
 ///
 /// 1. Tool-call units with a missing member are dropped (see below).
 /// 2. While the request is over budget, the next droppable unit is dropped: the oldest
-///    first ([`Strategy::KeepLast`], the default) or the newest first
-///    ([`Strategy::KeepFirst`]). A unit is one message, or a tool call with all its
+///    first ([`ChatStrategy::KeepLast`], the default) or the newest first
+///    ([`ChatStrategy::KeepFirst`]). A unit is one message, or a tool call with all its
 ///    results. System messages and the latest user message of the history are never
 ///    dropped by the policy.
 /// 3. With [`with_start_on_user`](ChatTrimmer::with_start_on_user), messages before
@@ -797,7 +794,7 @@ pub struct ChatTrimmer<C> {
     counter: C,
     limit: usize,
     format: ChatFormat,
-    strategy: Strategy,
+    strategy: ChatStrategy,
     start_on_user: bool,
 }
 
@@ -816,7 +813,7 @@ impl<C: TokenCounter> ChatTrimmer<C> {
             counter,
             limit: budget,
             format: ChatFormat::openai(),
-            strategy: Strategy::KeepLast,
+            strategy: ChatStrategy::KeepLast,
             start_on_user: false,
         }
     }
@@ -830,7 +827,7 @@ impl<C: TokenCounter> ChatTrimmer<C> {
 
     /// Sets which end of the history is kept.
     #[must_use]
-    pub fn with_strategy(mut self, strategy: Strategy) -> Self {
+    pub fn with_strategy(mut self, strategy: ChatStrategy) -> Self {
         self.strategy = strategy;
         self
     }
@@ -867,7 +864,7 @@ impl<C: TokenCounter> ChatTrimmer<C> {
     pub fn trim<'m, M: ChatMessage>(
         &self,
         history: &'m [M],
-    ) -> Result<Trimmed<'m, M>, ChatTrimError> {
+    ) -> Result<TrimmedChat<'m, M>, ChatTrimError> {
         self.trim_with(history, |_| {})
     }
 
@@ -882,16 +879,16 @@ impl<C: TokenCounter> ChatTrimmer<C> {
         &self,
         history: &'m [M],
         on_trim: F,
-    ) -> Result<Trimmed<'m, M>, ChatTrimError>
+    ) -> Result<TrimmedChat<'m, M>, ChatTrimError>
     where
         M: ChatMessage,
         F: FnOnce(&mut TrimContext<'m, M>),
     {
         let budget = self.budget();
-        let elements: Vec<Element<'m, M>> = history
+        let elements: Vec<ChatElement<'m, M>> = history
             .iter()
             .enumerate()
-            .map(|(seq, message)| Element {
+            .map(|(seq, message)| ChatElement {
                 seq,
                 message,
                 tokens: self.format.message_tokens(&self.counter, message),
@@ -926,8 +923,8 @@ impl<C: TokenCounter> ChatTrimmer<C> {
 
         // 2. Budget: drop whole units in strategy order.
         let order: Box<dyn Iterator<Item = &Unit>> = match self.strategy {
-            Strategy::KeepFirst => Box::new(units.iter().rev()),
-            Strategy::KeepLast => Box::new(units.iter()),
+            ChatStrategy::KeepFirst => Box::new(units.iter().rev()),
+            ChatStrategy::KeepLast => Box::new(units.iter()),
         };
         for unit in order {
             if fits(total) {
@@ -970,14 +967,14 @@ impl<C: TokenCounter> ChatTrimmer<C> {
         for element in elements {
             match dropped[element.seq] {
                 None => kept.push(element),
-                Some(reason) => gone.push(Dropped {
+                Some(reason) => gone.push(DroppedMessage {
                     seq: element.seq,
                     tokens: element.tokens,
                     reason,
                 }),
             }
         }
-        Ok(Trimmed {
+        Ok(TrimmedChat {
             kept,
             dropped: gone,
             tokens: total.saturating_add(budget.reserved()),
@@ -999,7 +996,7 @@ fn drop_unit<M>(
     unit: &Unit,
     reason: DropReason,
     dropped: &mut [Option<DropReason>],
-    elements: &[Element<'_, M>],
+    elements: &[ChatElement<'_, M>],
 ) -> usize {
     unit.members.iter().fold(0usize, |freed, &s| {
         dropped[s] = Some(reason);

@@ -19,8 +19,9 @@ mod count;
 mod disclosure;
 
 pub use chat::{
-    ChatBudget, ChatFormat, ChatMessage, ChatTrimError, ChatTrimmer, DropReason, Dropped, Element,
-    IntoSeqs, Message, Role, Strategy, ToolCall, ToolCallRef, TrimContext, Trimmed,
+    ChatBudget, ChatElement, ChatFormat, ChatMessage, ChatStrategy, ChatTrimError, ChatTrimmer,
+    DropReason, DroppedMessage, IntoSeqs, Message, Role, ToolCall, ToolCallRef, TrimContext,
+    TrimmedChat,
 };
 pub use count::{CharEstimate, TokenCounter};
 pub use disclosure::{
