@@ -79,8 +79,10 @@ fn bench(c: &mut Criterion) {
     let history = history(&text);
     let format = ChatFormat::openai();
     let total = format.count_messages(&counter, &history);
-    let trimmer = ChatTrimmer::new(counter, BUDGET);
-    let trimmed = trimmer.trim(&history).expect("system + latest user fit 8k");
+    let chat_trimmer = ChatTrimmer::new(counter, BUDGET);
+    let trimmed = chat_trimmer
+        .trim(&history)
+        .expect("system + latest user fit 8k");
     eprintln!(
         "history: {} messages, {total} tokens; trimmed to {} messages, {} tokens",
         history.len(),
@@ -95,7 +97,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| format.count_messages(&counter, black_box(&history)));
     });
     group.bench_function("trim_to_8k", |b| {
-        b.iter(|| trimmer.trim(black_box(&history)).map(|t| t.tokens()));
+        b.iter(|| chat_trimmer.trim(black_box(&history)).map(|t| t.tokens()));
     });
     group.finish();
 }

@@ -152,9 +152,9 @@ fn dropped_with(trimmed: &ctxbudget::TrimmedChat<'_, Message>, reason: DropReaso
 #[test]
 fn trim_context_follows_the_seed() {
     let history = small_history();
-    let trimmer = ChatTrimmer::new(CharEstimate, 1_000);
+    let chat_trimmer = ChatTrimmer::new(CharEstimate, 1_000);
     let mut calls = 0;
-    let trimmed = trimmer
+    let trimmed = chat_trimmer
         .trim_with(&history, |ctx| {
             calls += 1;
             let elements = ctx.message_elements();
@@ -400,7 +400,7 @@ fn own_message_type_is_borrowed_not_copied() {
         })
         .unwrap();
     let kept = trimmed.messages();
-    assert!(std::ptr::eq(kept[0], &history[0]));
+    assert!(std::ptr::eq(kept[0], std::ptr::from_ref(&history[0])));
     assert_eq!(seqs(&trimmed), [0, 1, 4]);
 }
 

@@ -47,7 +47,7 @@ impl Role {
 
 impl fmt::Display for Role {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -660,7 +660,7 @@ pub enum DropReason {
 
 impl fmt::Display for DropReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             DropReason::Hook => "removed by the on_trim hook",
             DropReason::Unpaired => "tool call and results must stay together",
             DropReason::OverBudget => "over budget",
