@@ -534,6 +534,10 @@ proptest! {
                 prop_assert_eq!(tokens, trimmed.tokens());
                 prop_assert!(tokens <= budget, "{} tokens over budget {}", tokens, budget);
                 assert_no_orphans(&kept)?;
+                if start_on_user {
+                    let first = kept.iter().find(|m| m.role != Role::System);
+                    prop_assert!(first.is_none_or(|m| m.role == Role::User), "starts on {:?}", first);
+                }
                 for s in &must_stay {
                     prop_assert!(kept_seqs.contains(s), "seq {} ({:?}) was dropped", s, history[*s].role);
                 }

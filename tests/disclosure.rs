@@ -343,6 +343,20 @@ proptest! {
                 prop_assert!(text.starts_with(out.rendered));
                 prop_assert_eq!(out.truncated, out.shown < out.total);
                 prop_assert_eq!(out.trailer.is_empty(), !out.truncated);
+                if out.truncated {
+                    // Both counters grow with the text, so the search must find the
+                    // largest fitting k (brute force here), then back up as the
+                    // estimate cut does.
+                    let all = lines(&text);
+                    let fits = |k: usize| {
+                        let note = disclosure_trailer(k, all.len(), "lines", "read it").unwrap();
+                        let shown = all[..k].join("\n");
+                        let joined = if k == 0 { note } else { format!("{shown}\n{note}") };
+                        counter.count(&joined) <= budget
+                    };
+                    let best = (0..all.len()).rev().find(|&k| fits(k)).unwrap();
+                    prop_assert_eq!(out.shown, heading_boundary_keep_count(&all, best));
+                }
             }
             Err(DisclosureError::BudgetTooSmall { needed, budget: b, over }) => {
                 prop_assert_eq!(b, budget);
