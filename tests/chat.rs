@@ -605,3 +605,21 @@ fn generator_makes_parallel_calls_and_broken_pairs() {
         .unwrap();
     assert_eq!(seqs(&trimmed), [0, 1, 2, 3]);
 }
+
+#[test]
+fn histories_of_pointers_trim_like_histories_of_messages() {
+    let history = small_history();
+    let format = ChatFormat::openai();
+    let budget = 3 + [0, 7, 8, 9]
+        .iter()
+        .map(|&s| format.message_tokens(&CharEstimate, &history[s]))
+        .sum::<usize>();
+    let trimmer = ChatTrimmer::new(CharEstimate, budget);
+    let expected = seqs(&trimmer.trim(&history).unwrap());
+    assert_eq!(expected, [0, 7, 8, 9]);
+    let shared: Vec<std::sync::Arc<Message>> =
+        history.iter().cloned().map(std::sync::Arc::new).collect();
+    assert_eq!(seqs(&trimmer.trim(&shared).unwrap()), expected);
+    let borrowed: Vec<&Message> = history.iter().collect();
+    assert_eq!(seqs(&trimmer.trim(&borrowed).unwrap()), expected);
+}

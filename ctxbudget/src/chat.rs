@@ -250,23 +250,30 @@ impl ChatMessage for Message {
     }
 }
 
-impl<T: ChatMessage + ?Sized> ChatMessage for &T {
-    fn role(&self) -> Role {
-        (**self).role()
-    }
-    fn content(&self) -> &str {
-        (**self).content()
-    }
-    fn name(&self) -> Option<&str> {
-        (**self).name()
-    }
-    fn tool_calls(&self) -> impl Iterator<Item = ToolCallRef<'_>> {
-        (**self).tool_calls()
-    }
-    fn tool_call_id(&self) -> Option<&str> {
-        (**self).tool_call_id()
-    }
+macro_rules! forward_chat_message {
+    ($($pointer:ty),* $(,)?) => {$(
+        impl<T: ChatMessage + ?Sized> ChatMessage for $pointer {
+            fn role(&self) -> Role {
+                (**self).role()
+            }
+            fn content(&self) -> &str {
+                (**self).content()
+            }
+            fn name(&self) -> Option<&str> {
+                (**self).name()
+            }
+            fn tool_calls(&self) -> impl Iterator<Item = ToolCallRef<'_>> {
+                (**self).tool_calls()
+            }
+            fn tool_call_id(&self) -> Option<&str> {
+                (**self).tool_call_id()
+            }
+        }
+    )*};
 }
+
+// A history of references or shared pointers trims like a history of messages.
+forward_chat_message!(&T, Box<T>, std::rc::Rc<T>, std::sync::Arc<T>);
 
 /// The token overhead a chat format adds around messages.
 ///
