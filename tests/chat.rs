@@ -263,6 +263,38 @@ fn error_says_by_how_much() {
 }
 
 #[test]
+fn huge_budgets_and_counts_do_not_overflow() {
+    let history = small_history();
+    let all = ChatTrimmer::new(CharEstimate, usize::MAX)
+        .trim(&history)
+        .unwrap();
+    assert_eq!(all.elements().len(), history.len());
+    // Costs saturate instead of wrapping: the error carries usize::MAX.
+    let enormous = |_: &str| usize::MAX;
+    let err = ChatTrimmer::new(enormous, 1_000)
+        .trim(&history)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        ChatTrimError::OverBudget {
+            needed: usize::MAX,
+            budget: 1_000,
+            over: usize::MAX - 1_000
+        }
+    );
+    let trimmed = ChatTrimmer::new(CharEstimate, 1_000)
+        .with_format(ChatFormat::openai().with_reply_priming(usize::MAX))
+        .trim(&history);
+    assert!(matches!(
+        trimmed,
+        Err(ChatTrimError::OverBudget {
+            needed: usize::MAX,
+            ..
+        })
+    ));
+}
+
+#[test]
 fn hook_removing_one_parallel_result_drops_the_whole_call() {
     let history = small_history();
     let trimmed = ChatTrimmer::new(CharEstimate, 1_000)

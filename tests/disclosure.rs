@@ -260,6 +260,29 @@ fn counter_variant_errors() {
     );
 }
 
+#[test]
+fn huge_budgets_and_counts_do_not_overflow() {
+    let cut = truncate_at_section_boundary(FIXTURE, usize::MAX);
+    assert_eq!(cut.rendered, FIXTURE);
+    let out = disclose_within(FIXTURE, usize::MAX, &CharEstimate, "lines", "x").unwrap();
+    assert_eq!(out.rendered, FIXTURE);
+    // A counter that says every text is enormous: nothing fits, and the error says so.
+    let enormous = |_: &str| usize::MAX;
+    let err = disclose_within("a\nb", 10, &enormous, "lines", "x").unwrap_err();
+    assert_eq!(
+        err,
+        DisclosureError::BudgetTooSmall {
+            needed: usize::MAX,
+            budget: 10,
+            over: usize::MAX - 10
+        }
+    );
+    assert_eq!(
+        heading_boundary_keep_count(&["# a", "", "b"], usize::MAX),
+        3
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Properties
 // ---------------------------------------------------------------------------

@@ -922,11 +922,16 @@ impl<C: TokenCounter> ChatTrimmer<C> {
                 }
             }
         }
-        let mut total = elements
+        // Exact sums in u128: a usize total that saturated could not be decreased
+        // correctly when messages are dropped.
+        let mut total: u128 = elements
             .iter()
             .filter(|e| dropped[e.seq].is_none())
-            .fold(0usize, |sum, e| sum.saturating_add(e.tokens));
-        let fits = |total: usize| total.saturating_add(budget.reserved()) <= budget.limit();
+            .map(|e| e.tokens as u128)
+            .sum();
+        let reserved = budget.reserved() as u128;
+        let fits = |total: u128| total + reserved <= budget.limit() as u128;
+        let saturate = |tokens: u128| usize::try_from(tokens).unwrap_or(usize::MAX);
 
         // 2. Budget: drop whole units in strategy order.
         let order: Box<dyn Iterator<Item = &Unit>> = match self.strategy {
@@ -938,8 +943,7 @@ impl<C: TokenCounter> ChatTrimmer<C> {
                 break;
             }
             if droppable(unit, &dropped, &protected) {
-                let freed = drop_unit(unit, DropReason::OverBudget, &mut dropped, &elements);
-                total = total.saturating_sub(freed);
+                total -= drop_unit(unit, DropReason::OverBudget, &mut dropped, &elements);
             }
         }
 
@@ -954,14 +958,13 @@ impl<C: TokenCounter> ChatTrimmer<C> {
                     break;
                 }
                 if droppable(unit, &dropped, &protected) {
-                    let freed = drop_unit(unit, DropReason::StartOnUser, &mut dropped, &elements);
-                    total = total.saturating_sub(freed);
+                    total -= drop_unit(unit, DropReason::StartOnUser, &mut dropped, &elements);
                 }
             }
         }
 
         if !fits(total) {
-            let needed = total.saturating_add(budget.reserved());
+            let needed = saturate(total + reserved);
             return Err(ChatTrimError::OverBudget {
                 needed,
                 budget: budget.limit(),
@@ -984,7 +987,7 @@ impl<C: TokenCounter> ChatTrimmer<C> {
         Ok(TrimmedChat {
             kept,
             dropped: gone,
-            tokens: total.saturating_add(budget.reserved()),
+            tokens: saturate(total + reserved),
             budget,
         })
     }
@@ -1004,11 +1007,14 @@ fn drop_unit<M>(
     reason: DropReason,
     dropped: &mut [Option<DropReason>],
     elements: &[ChatElement<'_, M>],
-) -> usize {
-    unit.members.iter().fold(0usize, |freed, &s| {
-        dropped[s] = Some(reason);
-        freed.saturating_add(elements[s].tokens)
-    })
+) -> u128 {
+    unit.members
+        .iter()
+        .map(|&s| {
+            dropped[s] = Some(reason);
+            elements[s].tokens as u128
+        })
+        .sum()
 }
 
 /// `protected[seq]`: system messages and the latest user message.

@@ -100,8 +100,8 @@ fn prefix_of_lines<'a>(text: &'a str, ends: &[usize], keep: usize) -> &'a str {
 ///   half of the `k` requested lines; otherwise it keeps all `k`, even mid-list or
 ///   mid-code-block.
 ///
-/// The result always satisfies `estimate(rendered) <= budget_tokens` unless the text
-/// fits and is returned whole. The omission note from [`disclosure_trailer`] is *not*
+/// The result always satisfies `estimate(rendered) <= budget_tokens`, and
+/// `rendered` is a prefix of `text`. The omission note from [`disclosure_trailer`] is *not*
 /// counted, as in seed 003; use [`disclose_within`] for a budget that covers both.
 ///
 /// ```
