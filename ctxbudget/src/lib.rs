@@ -11,9 +11,17 @@
 //!    layer at run time; [`#[derive(ContextLayers)]`](derive@ContextLayers) and
 //!    [`budget!`] check the reservations in the compiler and generate typed trackers
 //!    ([`TypedUsage`]) and builders; [`UsageLog`] writes the telemetry as JSON lines.
+//! 4. **Disclose** — [`truncate_at_section_boundary`] and [`disclose_within`] cut a
+//!    long Markdown document at a section boundary and add an omission note that says
+//!    how to read the rest; [`disclose_within`] fits the text and the note together.
+//! 5. **Chat history** — [`ChatTrimmer`] drops whole messages from a chat (oldest
+//!    first, after an `on_trim` hook sees a [`TrimContext`]) and never leaves a tool
+//!    result without its tool call or a call without its results.
 
 mod budget;
+mod chat;
 mod count;
+mod disclosure;
 mod error;
 mod layers;
 #[cfg(feature = "serde")]
@@ -27,8 +35,17 @@ mod trim;
 pub mod __private;
 
 pub use budget::{ContextBudget, ContextUsage};
+pub use chat::{
+    ChatBudget, ChatElement, ChatFormat, ChatMessage, ChatStrategy, ChatTrimError, ChatTrimmer,
+    DropReason, DroppedMessage, IntoSeqs, Message, Role, ToolCall, ToolCallRef, TrimContext,
+    TrimmedChat,
+};
 pub use count::{CharEstimate, TokenCounter};
 pub use ctxbudget_macros::{ContextLayers, budget};
+pub use disclosure::{
+    Disclosed, DisclosureError, Truncation, disclose_within, disclosure_trailer, estimate,
+    heading_boundary_keep_count, truncate_at_section_boundary,
+};
 pub use error::BudgetError;
 pub use layers::{ContextLayers, LayerSpec, TypedUsage};
 #[cfg(feature = "serde")]

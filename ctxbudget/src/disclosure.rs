@@ -1,0 +1,483 @@
+//! Disclosure: cut Markdown at a section boundary and say how to read the rest.
+//!
+//! This is the behaviour of seed 003 (`std/context/disclosure`), with one addition the
+//! seed lacks: [`disclose_within`] measures the cut text *and* its omission note with a
+//! real [`TokenCounter`], so the two together never exceed the budget. (The seed's
+//! [`truncate_at_section_boundary`] keeps the note's own cost outside the budget; it is
+//! ported as specified, for callers who reserve room for the note themselves.)
+//!
+//! The definitions of a line and of a section boundary are on
+//! [`truncate_at_section_boundary`].
+
+use thiserror::Error;
+
+use crate::TokenCounter;
+
+/// Seed 003's estimate: `ceil(chars / 4)` tokens; an absent or empty text costs 0.
+///
+/// The same number as [`CharEstimate`](crate::CharEstimate), taking an optional text
+/// as the seed's `disclosure_token_estimate(text: string?)` does.
+///
+/// ```
+/// use ctxbudget::estimate;
+///
+/// assert_eq!(estimate(None), 0);
+/// assert_eq!(estimate(""), 0);
+/// assert_eq!(estimate("abcd"), 1);
+/// assert_eq!(estimate(Some("abcde")), 2);
+/// ```
+pub fn estimate<'a>(text: impl Into<Option<&'a str>>) -> usize {
+    text.into().map_or(0, |t| t.chars().count().div_ceil(4))
+}
+
+/// The result of [`truncate_at_section_boundary`]: a prefix of the input and line
+/// counts (see [`truncate_at_section_boundary`] for what a line is).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Truncation<'a> {
+    /// The kept text, a prefix of the input. When lines were dropped it ends at the
+    /// end of the last kept line, without that line's `'\n'`.
+    pub rendered: &'a str,
+    /// How many lines `rendered` holds.
+    pub shown: usize,
+    /// How many lines the input holds.
+    pub total: usize,
+    /// Whether lines were dropped (`shown < total`).
+    pub truncated: bool,
+}
+
+/// The lines of `text` as defined on [`truncate_at_section_boundary`], with the byte offset
+/// where each line's content ends.
+fn line_ends(text: &str) -> Vec<usize> {
+    let mut ends: Vec<usize> = text.match_indices('\n').map(|(i, _)| i).collect();
+    if !text.is_empty() && !text.ends_with('\n') {
+        ends.push(text.len());
+    }
+    ends
+}
+
+/// The text of `text` up to the end of line `keep` (1-based count), without that
+/// line's newline; `""` for `keep == 0`.
+fn prefix_of_lines<'a>(text: &'a str, ends: &[usize], keep: usize) -> &'a str {
+    match keep.checked_sub(1).and_then(|i| ends.get(i)) {
+        Some(&end) => &text[..end],
+        None => "",
+    }
+}
+
+/// Cuts `text` to an estimated budget of `budget_tokens`, preferring a section
+/// boundary.
+///
+/// # Lines
+///
+/// The disclosure functions count *lines*: the pieces of the text between `'\n'`
+/// characters. A final `'\n'` ends the last line and does not start a new, empty one,
+/// so `"a\nb\n"` has two lines and `"a\n\nb"` has three (empty lines count). The empty
+/// text has no lines. A `'\r'` before the `'\n'` stays part of its line (it is
+/// whitespace, so it does not change whether a line is blank or a heading).
+///
+/// # Section boundaries
+///
+/// A line is a *boundary* when, after trimming whitespace, it is empty or starts with
+/// `#`, and it is not inside a triple-backtick fence (a line whose trimmed text starts
+/// with ```` ``` ```` opens or closes a fence). A blank line that follows a heading with
+/// only blank lines in between is not a boundary: it belongs to that heading's section.
+/// Cutting at a boundary line means keeping the lines *before* it, so a heading at the
+/// cut is dropped together with its section.
+///
+/// # The requested lines
+///
+/// The budget *requests* the largest number `k` of leading lines whose text — the
+/// first `k` lines joined with their `'\n'` separators, exactly as they would be
+/// rendered — has an [`estimate`] of at most `budget_tokens`. Because the estimate of a
+/// prefix never shrinks as the prefix grows, this is also the number of leading lines
+/// whose cumulative estimate fits. A zero budget requests no lines.
+///
+/// # The cut
+///
+/// - Text whose whole estimate fits is returned unchanged (`truncated == false`).
+/// - Otherwise the cut is [`heading_boundary_keep_count`]`(lines, k)`: it backs up to
+///   the last section boundary at or before line `k` only when that keeps at least
+///   half of the `k` requested lines; otherwise it keeps all `k`, even mid-list or
+///   mid-code-block.
+///
+/// The result always satisfies `estimate(rendered) <= budget_tokens`, and
+/// `rendered` is a prefix of `text`. The omission note from [`disclosure_trailer`] is *not*
+/// counted, as in seed 003; use [`disclose_within`] for a budget that covers both.
+///
+/// ```
+/// use ctxbudget::truncate_at_section_boundary;
+///
+/// let text = "# Intro\nShort intro.\n\n# Usage\nline one\nline two\nline three\n";
+/// let cut = truncate_at_section_boundary(text, 10);
+/// // 10 tokens request the first 5 lines; the cut backs up to before `# Usage`.
+/// assert_eq!(cut.rendered, "# Intro\nShort intro.\n");
+/// assert_eq!((cut.shown, cut.total, cut.truncated), (3, 7, true));
+///
+/// // Text that fits comes back unchanged.
+/// assert_eq!(truncate_at_section_boundary(text, 100).rendered, text);
+/// ```
+pub fn truncate_at_section_boundary(text: &str, budget_tokens: usize) -> Truncation<'_> {
+    let ends = line_ends(text);
+    let total = ends.len();
+    if estimate(text) <= budget_tokens {
+        return Truncation {
+            rendered: text,
+            shown: total,
+            truncated: false,
+            total,
+        };
+    }
+    let requested = if budget_tokens == 0 {
+        0
+    } else {
+        requested_lines(text, &ends, budget_tokens)
+    };
+    let lines: Vec<&str> = lines_of(text, &ends);
+    let shown = heading_boundary_keep_count(&lines, requested);
+    Truncation {
+        rendered: prefix_of_lines(text, &ends, shown),
+        shown,
+        total,
+        truncated: shown < total,
+    }
+}
+
+fn lines_of<'a>(text: &'a str, ends: &[usize]) -> Vec<&'a str> {
+    let mut start = 0;
+    ends.iter()
+        .map(|&end| {
+            let line = &text[start..end];
+            start = end + 1;
+            line
+        })
+        .collect()
+}
+
+/// The largest `k` with `estimate(first k lines) <= budget`, in one pass over the
+/// characters.
+fn requested_lines(text: &str, ends: &[usize], budget: usize) -> usize {
+    // estimate(prefix) <= budget  <=>  chars(prefix) <= 4 * budget.
+    let max_chars = budget.saturating_mul(4);
+    let mut chars = 0usize;
+    let mut start = 0;
+    let mut fitting = 0;
+    for (i, &end) in ends.iter().enumerate() {
+        // The separator before this line, then the line itself.
+        if i > 0 {
+            chars += 1;
+        }
+        chars += text[start..end].chars().count();
+        if chars > max_chars {
+            break;
+        }
+        fitting = i + 1;
+        start = end + 1;
+    }
+    fitting
+}
+
+/// The number of leading `lines` to keep when `line_keep_count` are requested,
+/// backing up to a section boundary when that is cheap.
+///
+/// `line_keep_count` is first clamped to `lines.len()`; if that keeps every line (or
+/// none) it is returned as is. Otherwise let `b` be the last boundary line (see
+/// [`truncate_at_section_boundary`]) with index in `1..=line_keep_count`: cutting there keeps
+/// `b` lines. The result is `b` when `2 * b >= line_keep_count` (at least half the
+/// requested lines survive) and `line_keep_count` otherwise, including when there is
+/// no boundary. A boundary at index `line_keep_count` (the first dropped line) means
+/// the requested cut already sits on a boundary.
+///
+/// ```
+/// use ctxbudget::heading_boundary_keep_count;
+///
+/// let lines = ["# A", "text", "", "# B", "", "body", "body", "body"];
+/// // The blank line after `# B` does not count: the cut backs up to before `# B`.
+/// assert_eq!(heading_boundary_keep_count(&lines, 6), 3);
+/// // Backing up from 7 to 3 would keep less than half: keep 7.
+/// assert_eq!(heading_boundary_keep_count(&lines, 7), 7);
+/// // Clamped to the available lines.
+/// assert_eq!(heading_boundary_keep_count(&lines, 100), 8);
+/// ```
+pub fn heading_boundary_keep_count<S: AsRef<str>>(lines: &[S], line_keep_count: usize) -> usize {
+    let keep = line_keep_count.min(lines.len());
+    if keep == 0 || keep == lines.len() {
+        return keep;
+    }
+    let mut in_fence = false;
+    // Whether the last non-blank line outside a fence was a heading.
+    let mut after_heading = false;
+    let mut last_boundary = None;
+    for (i, line) in lines.iter().enumerate().take(keep + 1) {
+        let trimmed = line.as_ref().trim();
+        if trimmed.starts_with("```") {
+            in_fence = !in_fence;
+            after_heading = false;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        let is_boundary = if trimmed.is_empty() {
+            !after_heading
+        } else if trimmed.starts_with('#') {
+            after_heading = true;
+            true
+        } else {
+            after_heading = false;
+            false
+        };
+        if is_boundary && i >= 1 {
+            last_boundary = Some(i);
+        }
+    }
+    match last_boundary {
+        Some(b) if b.saturating_mul(2) >= keep => b,
+        _ => keep,
+    }
+}
+
+/// What can go wrong when building an omission note or disclosing within a budget.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum DisclosureError {
+    /// The recovery action was empty or whitespace: the note would not tell the
+    /// reader how to get the omitted text.
+    #[error(
+        "the recovery action is blank: pass what the reader can do to see the full text, like `read AGENTS.md`"
+    )]
+    BlankRecovery,
+    /// Even the omission note alone does not fit the budget.
+    #[error(
+        "the omission note alone needs {needed} tokens but the budget is {budget} ({over} over)"
+    )]
+    BudgetTooSmall {
+        /// Tokens the shortest possible output (no lines and the note) costs.
+        needed: usize,
+        /// The budget that was given.
+        budget: usize,
+        /// `needed - budget`.
+        over: usize,
+    },
+}
+
+/// The omission note: `""` when `shown >= total`, otherwise
+/// `<truncated: showing {shown} of {total} {unit}; full text: {recovery}>`.
+///
+/// `unit` and `recovery` are trimmed; a blank `unit` becomes `items`. Pass the
+/// recovery action alone: the note adds `full text:` itself.
+///
+/// # Errors
+///
+/// [`DisclosureError::BlankRecovery`] when `recovery` is empty or whitespace, even when
+/// nothing was omitted.
+///
+/// ```
+/// use ctxbudget::disclosure_trailer;
+///
+/// assert_eq!(
+///     disclosure_trailer(2, 5, "lines", "read AGENTS.md")?,
+///     "<truncated: showing 2 of 5 lines; full text: read AGENTS.md>",
+/// );
+/// assert_eq!(disclosure_trailer(5, 5, "lines", "read AGENTS.md")?, "");
+/// assert_eq!(
+///     disclosure_trailer(1, 3, " ", "open the link")?,
+///     "<truncated: showing 1 of 3 items; full text: open the link>",
+/// );
+/// assert!(disclosure_trailer(5, 5, "lines", "  ").is_err());
+/// # Ok::<(), ctxbudget::DisclosureError>(())
+/// ```
+pub fn disclosure_trailer(
+    shown: usize,
+    total: usize,
+    unit: &str,
+    recovery: &str,
+) -> Result<String, DisclosureError> {
+    let recovery = recovery.trim();
+    if recovery.is_empty() {
+        return Err(DisclosureError::BlankRecovery);
+    }
+    if shown >= total {
+        return Ok(String::new());
+    }
+    let unit = match unit.trim() {
+        "" => "items",
+        unit => unit,
+    };
+    Ok(format!(
+        "<truncated: showing {shown} of {total} {unit}; full text: {recovery}>"
+    ))
+}
+
+/// The result of [`disclose_within`]: the kept prefix, its omission note and what the
+/// two cost together.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Disclosed<'a> {
+    /// The kept text, a prefix of the input (see [`Truncation::rendered`]).
+    pub rendered: &'a str,
+    /// The omission note, `""` when every line is shown.
+    pub trailer: String,
+    /// How many lines `rendered` holds.
+    pub shown: usize,
+    /// How many lines the input holds.
+    pub total: usize,
+    /// Whether lines were dropped (`shown < total`).
+    pub truncated: bool,
+    /// What [`text`](Disclosed::text) costs under the counter that was used.
+    pub tokens: usize,
+}
+
+impl Disclosed<'_> {
+    /// The text to send: `rendered`, then a `'\n'` and the trailer when there is one
+    /// (just the trailer when no line is shown).
+    pub fn text(&self) -> String {
+        join(self.rendered, &self.trailer)
+    }
+}
+
+fn join(rendered: &str, trailer: &str) -> String {
+    match (rendered.is_empty(), trailer.is_empty()) {
+        (_, true) => rendered.to_owned(),
+        (true, false) => trailer.to_owned(),
+        (false, false) => format!("{rendered}\n{trailer}"),
+    }
+}
+
+/// Like [`truncate_at_section_boundary`] followed by [`disclosure_trailer`], but
+/// measured with `counter`, and the kept text *plus its note* fit `budget_tokens`:
+/// `counter.count(&result.text()) <= budget_tokens`, always.
+///
+/// The requested lines are the largest `k` for which the first `k` lines, a `'\n'`
+/// and the note for `k` shown lines count at most `budget_tokens` (found by binary
+/// search, assuming a longer text never costs less). The cut then backs up to a
+/// section boundary exactly as in [`heading_boundary_keep_count`]. Each candidate is
+/// checked with the counter before it is returned, so even a counter that breaks that
+/// assumption cannot make the result exceed the budget. Text whose whole count fits
+/// is returned unchanged with an empty note.
+///
+/// # Errors
+///
+/// - [`DisclosureError::BlankRecovery`] when `recovery` is blank.
+/// - [`DisclosureError::BudgetTooSmall`] when not even the note alone (no lines
+///   shown) fits; the error carries what it costs.
+///
+/// ```
+/// use ctxbudget::{disclose_within, TokenCounter};
+///
+/// let words = |t: &str| t.split_whitespace().count();
+/// let text = "# Setup\nrun the installer\n\n# Usage\ncall it twice\nthen stop\nand wait a bit longer please\n";
+/// let out = disclose_within(text, 16, &words, "lines", "read SETUP.md")?;
+/// assert_eq!(out.rendered, "# Setup\nrun the installer\n");
+/// assert_eq!(out.trailer, "<truncated: showing 3 of 7 lines; full text: read SETUP.md>");
+/// assert!(words.count(&out.text()) <= 16);
+/// # Ok::<(), ctxbudget::DisclosureError>(())
+/// ```
+pub fn disclose_within<'a, C: TokenCounter + ?Sized>(
+    text: &'a str,
+    budget_tokens: usize,
+    counter: &C,
+    unit: &str,
+    recovery: &str,
+) -> Result<Disclosed<'a>, DisclosureError> {
+    // Validates `recovery` even when everything fits.
+    disclosure_trailer(0, 0, unit, recovery)?;
+    let ends = line_ends(text);
+    let total = ends.len();
+    if let Some(tokens) = counter.count_within(text, budget_tokens) {
+        return Ok(Disclosed {
+            rendered: text,
+            trailer: String::new(),
+            shown: total,
+            total,
+            truncated: false,
+            tokens,
+        });
+    }
+    // The cost of showing `k` lines with the note for `k`, if it fits.
+    let attempt = |k: usize| -> Result<Option<Disclosed<'a>>, DisclosureError> {
+        let rendered = prefix_of_lines(text, &ends, k);
+        let trailer = disclosure_trailer(k, total, unit, recovery)?;
+        let joined = join(rendered, &trailer);
+        Ok(counter
+            .count_within(&joined, budget_tokens)
+            .map(|tokens| Disclosed {
+                rendered,
+                trailer,
+                shown: k,
+                total,
+                truncated: k < total,
+                tokens,
+            }))
+    };
+    let Some(mut best) = attempt(0)? else {
+        let needed = counter.count(&join("", &disclosure_trailer(0, total, unit, recovery)?));
+        return Err(DisclosureError::BudgetTooSmall {
+            needed,
+            budget: budget_tokens,
+            over: needed.saturating_sub(budget_tokens),
+        });
+    };
+    // Largest k in 0..total that fits (k == total was ruled out above: showing every
+    // line of a text that does not fit is not attempted).
+    let (mut lo, mut hi) = (0usize, total.saturating_sub(1));
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        match attempt(mid)? {
+            Some(found) => {
+                lo = mid;
+                best = found;
+            }
+            None => hi = mid - 1,
+        }
+    }
+    let lines = lines_of(text, &ends);
+    let backed = heading_boundary_keep_count(&lines, best.shown);
+    if backed != best.shown {
+        if let Some(found) = attempt(backed)? {
+            best = found;
+        }
+    }
+    Ok(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_follow_the_module_definition() {
+        assert_eq!(line_ends(""), Vec::<usize>::new());
+        assert_eq!(line_ends("a"), vec![1]);
+        assert_eq!(line_ends("a\n"), vec![1]);
+        assert_eq!(line_ends("a\n\nb"), vec![1, 2, 4]);
+        assert_eq!(line_ends("\n"), vec![0]);
+        assert_eq!(lines_of("a\n\nb", &line_ends("a\n\nb")), vec!["a", "", "b"]);
+    }
+
+    #[test]
+    fn requested_lines_counts_separators() {
+        let text = "abcd\nefg\nhij";
+        let ends = line_ends(text);
+        // "abcd" = 4 chars (1 token), "abcd\nefg" = 8 chars (2 tokens).
+        assert_eq!(requested_lines(text, &ends, 1), 1);
+        assert_eq!(requested_lines(text, &ends, 2), 2);
+        assert_eq!(requested_lines(text, &ends, 3), 3);
+    }
+
+    #[test]
+    fn fences_hide_boundaries() {
+        let lines = [
+            "intro",
+            "```",
+            "# not a heading",
+            "",
+            "code",
+            "```",
+            "after",
+        ];
+        assert_eq!(heading_boundary_keep_count(&lines, 5), 5);
+        let lines = ["intro", "", "```", "", "code", "```", "after"];
+        // The blank at 1 is a boundary but keeps less than half of 6.
+        assert_eq!(heading_boundary_keep_count(&lines, 6), 6);
+        assert_eq!(heading_boundary_keep_count(&lines, 2), 1);
+    }
+}

@@ -1,0 +1,657 @@
+//! Chat history: OpenAI counting, `TrimContext`, the trimming policy and its
+//! invariants (no orphaned tool messages, ever).
+
+use std::collections::{HashMap, HashSet};
+
+use ctxbudget::{
+    CharEstimate, ChatFormat, ChatMessage, ChatStrategy, ChatTrimError, ChatTrimmer, DropReason,
+    Message, Role, ToolCall, ToolCallRef,
+};
+use proptest::prelude::*;
+
+fn cl100k(text: &str) -> usize {
+    tiktoken_rs::cl100k_base_singleton()
+        .encode_ordinary(text)
+        .len()
+}
+
+fn o200k(text: &str) -> usize {
+    tiktoken_rs::o200k_base_singleton()
+        .encode_ordinary(text)
+        .len()
+}
+
+/// The example conversation of the OpenAI cookbook's "How to count tokens with
+/// tiktoken".
+fn cookbook_messages() -> Vec<Message> {
+    vec![
+        Message::system(
+            "You are a helpful, pattern-following assistant that translates corporate jargon into plain English.",
+        ),
+        Message::system("New synergies will help drive top-line growth.").with_name("example_user"),
+        Message::system("Things working well together will increase revenue.")
+            .with_name("example_assistant"),
+        Message::system(
+            "Let's circle back when we have more bandwidth to touch base on opportunities for increased leverage.",
+        )
+        .with_name("example_user"),
+        Message::system("Let's talk later when we're less busy about how to do better.")
+            .with_name("example_assistant"),
+        Message::user(
+            "This late pivot means we don't have time to boil the ocean for the client deliverable.",
+        ),
+    ]
+}
+
+#[test]
+fn openai_cookbook_totals() {
+    let messages = cookbook_messages();
+    // The cookbook's published prompt-token counts: 129 for gpt-4-0613 / gpt-3.5-turbo
+    // (cl100k_base), 124 for gpt-4o / gpt-4o-mini (o200k_base).
+    assert_eq!(ChatFormat::openai().count_messages(&cl100k, &messages), 129);
+    assert_eq!(ChatFormat::openai().count_messages(&o200k, &messages), 124);
+}
+
+fn to_tiktoken(message: &Message) -> tiktoken_rs::ChatCompletionRequestMessage {
+    tiktoken_rs::ChatCompletionRequestMessage {
+        role: message.role.as_str().to_owned(),
+        content: Some(message.content.clone()),
+        name: message.name.clone(),
+        tool_calls: message
+            .tool_calls
+            .iter()
+            .map(|c| tiktoken_rs::FunctionCall {
+                name: c.name.clone(),
+                arguments: c.arguments.clone(),
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn agrees_with_tiktoken_rs_including_tool_calls() {
+    let mut messages = cookbook_messages();
+    messages.push(
+        Message::assistant("Let me look that up.")
+            .with_tool_call(ToolCall::new(
+                "c1",
+                "lookup",
+                r#"{"term":"boil the ocean"}"#,
+            ))
+            .with_tool_call(ToolCall::new("c2", "lookup", r#"{"term":"pivot"}"#)),
+    );
+    messages.push(Message::tool("c1", "to attempt an impossibly large task"));
+    messages.push(Message::tool("c2", "a change of strategy"));
+    let theirs: Vec<_> = messages.iter().map(to_tiktoken).collect();
+    for (model, ours) in [
+        (
+            "gpt-4-0613",
+            ChatFormat::openai().count_messages(&cl100k, &messages),
+        ),
+        (
+            "gpt-4o",
+            ChatFormat::openai().count_messages(&o200k, &messages),
+        ),
+    ] {
+        let expected = tiktoken_rs::num_tokens_from_messages(model, &theirs).unwrap();
+        assert_eq!(ours, expected, "{model}");
+    }
+}
+
+#[test]
+fn format_is_configurable() {
+    let words = |t: &str| t.split_whitespace().count();
+    let chat = [Message::user("one two three").with_name("bob")];
+    // 3 + 1 (role) + 3 (content) + 1 (name) + 1 (per name) + 3 (priming)
+    assert_eq!(ChatFormat::openai().count_messages(&words, &chat), 12);
+    let custom = ChatFormat::content_only()
+        .with_tokens_per_message(4)
+        .with_tokens_per_name(2)
+        .with_reply_priming(10);
+    // 4 + 1 + 3 + 1 + 2 + 10
+    assert_eq!(custom.count_messages(&words, &chat), 21);
+    let call = [Message::assistant("").with_tool_call(ToolCall::new("id", "f", "a b"))];
+    let with_calls = ChatFormat::content_only().with_tokens_per_tool_call(5);
+    // role 1, content 0, call: 5 + name 1 + args 2
+    assert_eq!(with_calls.count_messages(&words, &call), 9);
+}
+
+/// Ten short messages with distinct contents; each costs 3 + 1..3 + 1 tokens under
+/// `CharEstimate`.
+fn small_history() -> Vec<Message> {
+    vec![
+        Message::system("sys!"),    // 0
+        Message::user("q0.."),      // 1
+        Message::assistant("a0.."), // 2
+        Message::user("q1.."),      // 3
+        Message::assistant("") // 4
+            .with_tool_call(ToolCall::new("x", "f", ""))
+            .with_tool_call(ToolCall::new("y", "g", "")),
+        Message::tool("x", "rx.."), // 5
+        Message::tool("y", "ry.."), // 6
+        Message::assistant("a1.."), // 7
+        Message::user("q2.."),      // 8
+        Message::assistant("a2.."), // 9
+    ]
+}
+
+fn seqs<M>(trimmed: &ctxbudget::TrimmedChat<'_, M>) -> Vec<usize> {
+    trimmed.elements().iter().map(|e| e.seq).collect()
+}
+
+fn dropped_with(trimmed: &ctxbudget::TrimmedChat<'_, Message>, reason: DropReason) -> Vec<usize> {
+    trimmed
+        .dropped()
+        .iter()
+        .filter(|d| d.reason == reason)
+        .map(|d| d.seq)
+        .collect()
+}
+
+#[test]
+fn trim_context_follows_the_seed() {
+    let history = small_history();
+    let chat_trimmer = ChatTrimmer::new(CharEstimate, 1_000);
+    let mut calls = 0;
+    let trimmed = chat_trimmer
+        .trim_with(&history, |ctx| {
+            calls += 1;
+            let elements = ctx.message_elements();
+            assert_eq!(elements.len(), 10);
+            assert!(elements.iter().enumerate().all(|(i, e)| e.seq == i));
+            assert!(
+                elements
+                    .iter()
+                    .zip(&history)
+                    .all(|(e, m)| std::ptr::eq(e.message, m))
+            );
+            assert_eq!(elements[4].role, Role::Assistant);
+            let sum: usize = elements.iter().map(|e| e.tokens).sum();
+            assert_eq!(ctx.total_tokens(), sum);
+            assert_eq!(ctx.budget().limit(), 1_000);
+            assert_eq!(ctx.budget().reserved(), 3);
+            assert_eq!(ctx.budget().available(0), 997);
+            assert_eq!(ctx.budget().available(sum), 997 - sum);
+
+            // Removals accumulate, ignore unknown seqs and return the context.
+            let removed = elements[2].tokens + elements[3].tokens;
+            ctx.remove(2)
+                .remove([3, 3, 99, usize::MAX])
+                .remove(Vec::<usize>::new());
+            assert_eq!(ctx.total_tokens(), sum - removed);
+            assert_eq!(ctx.messages().len(), 8);
+            // The snapshot taken before is unchanged.
+            assert_eq!(elements.len(), 10);
+            // Removing again changes nothing.
+            ctx.remove(2..=3);
+            assert_eq!(ctx.elements().len(), 8);
+        })
+        .unwrap();
+    assert_eq!(calls, 1);
+    assert_eq!(seqs(&trimmed), [0, 1, 4, 5, 6, 7, 8, 9]);
+    assert_eq!(dropped_with(&trimmed, DropReason::Hook), [2, 3]);
+}
+
+#[test]
+fn policy_drops_oldest_first_and_keeps_system_and_latest_user() {
+    let history = small_history();
+    let format = ChatFormat::openai();
+    let cost = |seqs: &[usize]| {
+        3 + seqs
+            .iter()
+            .map(|&s| format.message_tokens(&CharEstimate, &history[s]))
+            .sum::<usize>()
+    };
+    // Exactly enough for 0, 7, 8, 9: everything older than 7 goes, the tool unit
+    // 4-6 as a whole.
+    let budget = cost(&[0, 7, 8, 9]);
+    let trimmed = ChatTrimmer::new(CharEstimate, budget)
+        .trim(&history)
+        .unwrap();
+    assert_eq!(seqs(&trimmed), [0, 7, 8, 9]);
+    assert_eq!(
+        dropped_with(&trimmed, DropReason::OverBudget),
+        [1, 2, 3, 4, 5, 6]
+    );
+    assert_eq!(trimmed.tokens(), budget);
+
+    // One token less: 7 goes, then 9; system and the latest user (8) stay.
+    let trimmed = ChatTrimmer::new(CharEstimate, budget - 1)
+        .trim(&history)
+        .unwrap();
+    assert_eq!(seqs(&trimmed), [0, 8, 9]);
+    let trimmed = ChatTrimmer::new(CharEstimate, cost(&[0, 8]))
+        .trim(&history)
+        .unwrap();
+    assert_eq!(seqs(&trimmed), [0, 8]);
+}
+
+#[test]
+fn error_says_by_how_much() {
+    let history = small_history();
+    let format = ChatFormat::openai();
+    let needed = 3
+        + format.message_tokens(&CharEstimate, &history[0])
+        + format.message_tokens(&CharEstimate, &history[8]);
+    let err = ChatTrimmer::new(CharEstimate, needed - 2)
+        .trim(&history)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        ChatTrimError::OverBudget {
+            needed,
+            budget: needed - 2,
+            over: 2
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "system messages and the latest user message need {needed} tokens but the budget is {} (2 over)",
+            needed - 2
+        )
+    );
+    // An empty history still needs the reply priming.
+    let err = ChatTrimmer::new(CharEstimate, 0)
+        .trim::<Message>(&[])
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "system messages and the latest user message need 3 tokens but the budget is 0 (3 over)"
+    );
+}
+
+#[test]
+fn huge_budgets_and_counts_do_not_overflow() {
+    let history = small_history();
+    let all = ChatTrimmer::new(CharEstimate, usize::MAX)
+        .trim(&history)
+        .unwrap();
+    assert_eq!(all.elements().len(), history.len());
+    // Costs saturate instead of wrapping: the error carries usize::MAX.
+    let enormous = |_: &str| usize::MAX;
+    let err = ChatTrimmer::new(enormous, 1_000)
+        .trim(&history)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        ChatTrimError::OverBudget {
+            needed: usize::MAX,
+            budget: 1_000,
+            over: usize::MAX - 1_000
+        }
+    );
+    let trimmed = ChatTrimmer::new(CharEstimate, 1_000)
+        .with_format(ChatFormat::openai().with_reply_priming(usize::MAX))
+        .trim(&history);
+    assert!(matches!(
+        trimmed,
+        Err(ChatTrimError::OverBudget {
+            needed: usize::MAX,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn hook_removing_one_parallel_result_drops_the_whole_call() {
+    let history = small_history();
+    let trimmed = ChatTrimmer::new(CharEstimate, 1_000)
+        .trim_with(&history, |ctx| {
+            ctx.remove(6);
+        })
+        .unwrap();
+    assert_eq!(seqs(&trimmed), [0, 1, 2, 3, 7, 8, 9]);
+    assert_eq!(dropped_with(&trimmed, DropReason::Hook), [6]);
+    assert_eq!(dropped_with(&trimmed, DropReason::Unpaired), [4, 5]);
+
+    let trimmed = ChatTrimmer::new(CharEstimate, 1_000)
+        .trim_with(&history, |ctx| {
+            ctx.remove(4);
+        })
+        .unwrap();
+    assert_eq!(seqs(&trimmed), [0, 1, 2, 3, 7, 8, 9]);
+    assert_eq!(dropped_with(&trimmed, DropReason::Unpaired), [5, 6]);
+}
+
+#[test]
+fn broken_pairs_in_the_input_are_dropped() {
+    let history = vec![
+        Message::user("q"),
+        Message::tool("nobody", "stray result"),
+        Message::assistant("").with_tool_call(ToolCall::new("a", "f", "")),
+        Message::user("no result for a"),
+        Message::assistant("")
+            .with_tool_call(ToolCall::new("b", "f", ""))
+            .with_tool_call(ToolCall::new("c", "f", "")),
+        Message::tool("b", "only b answered"),
+        Message::user("last"),
+    ];
+    let trimmed = ChatTrimmer::new(CharEstimate, 1_000)
+        .trim(&history)
+        .unwrap();
+    assert_eq!(seqs(&trimmed), [0, 3, 6]);
+    assert_eq!(dropped_with(&trimmed, DropReason::Unpaired), [1, 2, 4, 5]);
+}
+
+#[test]
+fn keep_first_drops_the_newest() {
+    let history = small_history();
+    let format = ChatFormat::openai();
+    let cost: usize = 3 + [0, 1, 2, 3, 8]
+        .iter()
+        .map(|&s| format.message_tokens(&CharEstimate, &history[s]))
+        .sum::<usize>();
+    let trimmed = ChatTrimmer::new(CharEstimate, cost)
+        .with_strategy(ChatStrategy::KeepFirst)
+        .trim(&history)
+        .unwrap();
+    assert_eq!(seqs(&trimmed), [0, 1, 2, 3, 8]);
+}
+
+#[test]
+fn start_on_user_drops_leading_assistant_and_tool_messages() {
+    let history = vec![
+        Message::system("s"),
+        Message::assistant("").with_tool_call(ToolCall::new("a", "f", "")),
+        Message::tool("a", "r"),
+        Message::assistant("said"),
+        Message::user("u"),
+        Message::assistant("reply"),
+    ];
+    let plain = ChatTrimmer::new(CharEstimate, 1_000)
+        .trim(&history)
+        .unwrap();
+    assert_eq!(seqs(&plain), [0, 1, 2, 3, 4, 5]);
+    let trimmed = ChatTrimmer::new(CharEstimate, 1_000)
+        .with_start_on_user(true)
+        .trim(&history)
+        .unwrap();
+    assert_eq!(seqs(&trimmed), [0, 4, 5]);
+    assert_eq!(dropped_with(&trimmed, DropReason::StartOnUser), [1, 2, 3]);
+}
+
+/// A message type of the caller's own, with tool calls in its own shape.
+#[derive(Debug, PartialEq, Eq)]
+struct Turn {
+    who: &'static str,
+    text: String,
+    calls: Vec<(String, String)>,
+    answers: Option<String>,
+}
+
+impl ChatMessage for Turn {
+    fn role(&self) -> Role {
+        match self.who {
+            "sys" => Role::System,
+            "bot" => Role::Assistant,
+            "tool" => Role::Tool,
+            _ => Role::User,
+        }
+    }
+    fn content(&self) -> &str {
+        &self.text
+    }
+    fn tool_calls(&self) -> impl Iterator<Item = ToolCallRef<'_>> {
+        self.calls.iter().map(|(id, name)| ToolCallRef {
+            id,
+            name,
+            arguments: "{}",
+        })
+    }
+    fn tool_call_id(&self) -> Option<&str> {
+        self.answers.as_deref()
+    }
+}
+
+#[test]
+fn own_message_type_is_borrowed_not_copied() {
+    let turn = |who, text: &str| Turn {
+        who,
+        text: text.into(),
+        calls: vec![],
+        answers: None,
+    };
+    let history = vec![
+        turn("sys", "be brief"),
+        turn("user", "hi"),
+        Turn {
+            calls: vec![("k".into(), "clock".into())],
+            ..turn("bot", "")
+        },
+        Turn {
+            answers: Some("k".into()),
+            ..turn("tool", "12:00")
+        },
+        turn("user", "thanks"),
+    ];
+    let trimmed = ChatTrimmer::new(CharEstimate, 1_000)
+        .trim_with(&history, |ctx| {
+            ctx.remove(3);
+        })
+        .unwrap();
+    let kept = trimmed.messages();
+    assert!(std::ptr::eq(kept[0], std::ptr::from_ref(&history[0])));
+    assert_eq!(seqs(&trimmed), [0, 1, 4]);
+}
+
+// ---------------------------------------------------------------------------
+// Properties
+// ---------------------------------------------------------------------------
+
+/// A piece of a generated history.
+#[derive(Debug, Clone)]
+enum Piece {
+    System(String),
+    User(String),
+    Assistant(String),
+    /// An assistant message with `calls` parallel calls, then the results in
+    /// `order` (indices into the calls; missing or repeated ones make broken pairs).
+    Calls {
+        calls: usize,
+        order: Vec<usize>,
+        text: String,
+    },
+    StrayResult(String),
+}
+
+fn text() -> impl Strategy<Value = String> {
+    "[a-z ]{0,40}"
+}
+
+fn piece() -> impl Strategy<Value = Piece> {
+    prop_oneof![
+        1 => text().prop_map(Piece::System),
+        4 => text().prop_map(Piece::User),
+        4 => text().prop_map(Piece::Assistant),
+        3 => (1usize..4, prop::collection::vec(0usize..4, 0..5), text())
+            .prop_map(|(calls, order, text)| Piece::Calls { calls, order, text }),
+        1 => text().prop_map(Piece::StrayResult),
+    ]
+}
+
+fn build(pieces: &[Piece]) -> Vec<Message> {
+    let mut history = Vec::new();
+    for (n, piece) in pieces.iter().enumerate() {
+        match piece {
+            Piece::System(t) => history.push(Message::system(t.clone())),
+            Piece::User(t) => history.push(Message::user(t.clone())),
+            Piece::Assistant(t) => history.push(Message::assistant(t.clone())),
+            Piece::Calls { calls, order, text } => {
+                let mut call = Message::assistant(text.clone());
+                for c in 0..*calls {
+                    call = call.with_tool_call(ToolCall::new(format!("{n}-{c}"), "tool", "{}"));
+                }
+                history.push(call);
+                for &c in order {
+                    history.push(Message::tool(format!("{n}-{c}"), text.clone()));
+                }
+            }
+            Piece::StrayResult(t) => history.push(Message::tool("nobody", t.clone())),
+        }
+    }
+    history
+}
+
+/// Checks, independently of the library, that a kept list would be accepted: every
+/// tool message directly follows (through tool messages) an assistant message that
+/// made its call, and every call of a kept assistant message is answered right after.
+fn assert_no_orphans(kept: &[&Message]) -> Result<(), TestCaseError> {
+    let mut open: Option<HashSet<&str>> = None;
+    let mut answered: HashSet<&str> = HashSet::new();
+    let close = |open: &Option<HashSet<&str>>, answered: &HashSet<&str>| match open {
+        Some(ids) => ids.iter().all(|id| answered.contains(id)),
+        None => true,
+    };
+    for m in kept {
+        if m.role == Role::Tool {
+            let id = m.tool_call_id.as_deref().unwrap_or("");
+            let ids = open.as_ref();
+            prop_assert!(
+                ids.is_some_and(|ids| ids.contains(id)),
+                "tool result {id:?} without its call"
+            );
+            answered.insert(id);
+            continue;
+        }
+        prop_assert!(close(&open, &answered), "tool call without all its results");
+        answered.clear();
+        open = (m.role == Role::Assistant && !m.tool_calls.is_empty())
+            .then(|| m.tool_calls.iter().map(|c| c.id.as_str()).collect());
+    }
+    prop_assert!(
+        close(&open, &answered),
+        "last tool call without all its results"
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn trimming_never_orphans_and_fits(
+        pieces in prop::collection::vec(piece(), 0..30),
+        hook_removes in prop::collection::vec(0usize..80, 0..8),
+        budget in 0usize..400,
+        keep_first in any::<bool>(),
+        start_on_user in any::<bool>(),
+    ) {
+        let history = build(&pieces);
+        let before = history.clone();
+        let format = ChatFormat::openai();
+        let strategy = if keep_first { ChatStrategy::KeepFirst } else { ChatStrategy::KeepLast };
+        let trimmer = ChatTrimmer::new(CharEstimate, budget)
+            .with_strategy(strategy)
+            .with_start_on_user(start_on_user);
+        let result = trimmer.trim_with(&history, |ctx| {
+            ctx.remove(hook_removes.clone());
+        });
+        prop_assert_eq!(&history, &before, "the caller's history changed");
+
+        let hook: HashSet<usize> = hook_removes.iter().copied().collect();
+        let latest_user = history.iter().rposition(|m| m.role == Role::User);
+        let must_stay: Vec<usize> = (0..history.len())
+            .filter(|&s| (history[s].role == Role::System || Some(s) == latest_user) && !hook.contains(&s))
+            .collect();
+        match result {
+            Ok(trimmed) => {
+                let kept = trimmed.messages();
+                let kept_seqs: Vec<usize> = trimmed.elements().iter().map(|e| e.seq).collect();
+                prop_assert!(kept_seqs.windows(2).all(|w| w[0] < w[1]), "order kept");
+                prop_assert!(kept_seqs.iter().all(|s| !hook.contains(s)), "hook removal ignored");
+                let owned: Vec<Message> = kept.iter().map(|m| (*m).clone()).collect();
+                let tokens = format.count_messages(&CharEstimate, &owned);
+                prop_assert_eq!(tokens, trimmed.tokens());
+                prop_assert!(tokens <= budget, "{} tokens over budget {}", tokens, budget);
+                assert_no_orphans(&kept)?;
+                if start_on_user {
+                    let first = kept.iter().find(|m| m.role != Role::System);
+                    prop_assert!(first.is_none_or(|m| m.role == Role::User), "starts on {:?}", first);
+                }
+                for s in &must_stay {
+                    prop_assert!(kept_seqs.contains(s), "seq {} ({:?}) was dropped", s, history[*s].role);
+                }
+                // Every message is either kept or dropped with a reason, once.
+                let mut all: Vec<usize> = kept_seqs.clone();
+                all.extend(trimmed.dropped().iter().map(|d| d.seq));
+                all.sort_unstable();
+                prop_assert_eq!(all, (0..history.len()).collect::<Vec<_>>());
+            }
+            Err(ChatTrimError::OverBudget { needed, budget: b, over }) => {
+                let floor = 3 + must_stay
+                    .iter()
+                    .map(|&s| format.message_tokens(&CharEstimate, &history[s]))
+                    .sum::<usize>();
+                prop_assert_eq!(b, budget);
+                prop_assert_eq!(needed, floor);
+                prop_assert!(needed > budget);
+                prop_assert_eq!(over, needed - budget);
+            }
+            Err(other) => prop_assert!(false, "unexpected error {other}"),
+        }
+    }
+
+    #[test]
+    fn more_budget_never_keeps_fewer_tokens(
+        pieces in prop::collection::vec(piece(), 0..20),
+        budget in 0usize..300,
+        extra in 0usize..300,
+    ) {
+        let history = build(&pieces);
+        let small = ChatTrimmer::new(CharEstimate, budget).trim(&history);
+        let large = ChatTrimmer::new(CharEstimate, budget + extra).trim(&history);
+        if let Ok(small) = small {
+            let large = large.expect("a larger budget cannot fail where a smaller one fits");
+            prop_assert!(large.tokens() >= small.tokens());
+        }
+    }
+}
+
+#[test]
+fn generator_makes_parallel_calls_and_broken_pairs() {
+    // Guard the property test's generator: it must produce the shapes it claims.
+    let history = build(&[
+        Piece::Calls {
+            calls: 3,
+            order: vec![2, 0, 1],
+            text: "t".into(),
+        },
+        Piece::Calls {
+            calls: 2,
+            order: vec![0],
+            text: "t".into(),
+        },
+        Piece::StrayResult("s".into()),
+    ]);
+    let by_role: HashMap<Role, usize> = history.iter().fold(HashMap::new(), |mut m, msg| {
+        *m.entry(msg.role).or_default() += 1;
+        m
+    });
+    assert_eq!(by_role[&Role::Assistant], 2);
+    assert_eq!(by_role[&Role::Tool], 5);
+    assert_eq!(history[0].tool_calls.len(), 3);
+    let trimmed = ChatTrimmer::new(CharEstimate, 1_000)
+        .trim(&history)
+        .unwrap();
+    assert_eq!(seqs(&trimmed), [0, 1, 2, 3]);
+}
+
+#[test]
+fn histories_of_pointers_trim_like_histories_of_messages() {
+    let history = small_history();
+    let format = ChatFormat::openai();
+    let budget = 3 + [0, 7, 8, 9]
+        .iter()
+        .map(|&s| format.message_tokens(&CharEstimate, &history[s]))
+        .sum::<usize>();
+    let trimmer = ChatTrimmer::new(CharEstimate, budget);
+    let expected = seqs(&trimmer.trim(&history).unwrap());
+    assert_eq!(expected, [0, 7, 8, 9]);
+    let shared: Vec<std::sync::Arc<Message>> =
+        history.iter().cloned().map(std::sync::Arc::new).collect();
+    assert_eq!(seqs(&trimmer.trim(&shared).unwrap()), expected);
+    let borrowed: Vec<&Message> = history.iter().collect();
+    assert_eq!(seqs(&trimmer.trim(&borrowed).unwrap()), expected);
+}

@@ -1,0 +1,392 @@
+//! Disclosure: seed 003's estimate, section-boundary cut and omission note, and the
+//! counter variant whose text and note fit the budget together.
+
+use ctxbudget::{
+    CharEstimate, DisclosureError, TokenCounter, disclose_within, disclosure_trailer, estimate,
+    heading_boundary_keep_count, truncate_at_section_boundary,
+};
+use proptest::prelude::*;
+
+const FIXTURE: &str = include_str!("fixtures/aho-corasick-docs.md");
+
+fn cl100k(text: &str) -> usize {
+    tiktoken_rs::cl100k_base_singleton()
+        .encode_ordinary(text)
+        .len()
+}
+
+/// The lines as the docs define them: split on `'\n'`, a final `'\n'` ends the last
+/// line, the empty text has none.
+fn lines(text: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    if text.is_empty() || text.ends_with('\n') {
+        lines.pop();
+    }
+    lines
+}
+
+/// The requested lines, by brute force: the largest `k` whose first `k` lines,
+/// joined, have an estimate within the budget.
+fn requested(text: &str, budget: usize) -> usize {
+    if budget == 0 {
+        return 0;
+    }
+    let lines = lines(text);
+    (0..=lines.len())
+        .rev()
+        .find(|&k| estimate(lines[..k].join("\n").as_str()) <= budget)
+        .unwrap_or(0)
+}
+
+#[test]
+fn estimate_is_ceil_chars_over_four() {
+    assert_eq!(estimate(None), 0);
+    assert_eq!(estimate(""), 0);
+    assert_eq!(estimate(Some("")), 0);
+    assert_eq!(estimate("a"), 1);
+    assert_eq!(estimate("abcd"), 1);
+    assert_eq!(estimate("abcde"), 2);
+    // Characters, not bytes.
+    assert_eq!(estimate("ééééé"), 2);
+    assert_eq!(estimate("x".repeat(4001).as_str()), 1001);
+}
+
+#[test]
+fn text_that_fits_is_unchanged() {
+    let text = "# Title\n\nbody\n";
+    let cut = truncate_at_section_boundary(text, estimate(text));
+    assert_eq!(cut.rendered, text);
+    assert_eq!((cut.shown, cut.total, cut.truncated), (3, 3, false));
+    let empty = truncate_at_section_boundary("", 0);
+    assert_eq!(
+        (empty.rendered, empty.shown, empty.total, empty.truncated),
+        ("", 0, 0, false)
+    );
+}
+
+#[test]
+fn zero_budget_keeps_no_lines() {
+    for text in ["\n", "a", "# h\n\nbody", "\n\n\n"] {
+        let cut = truncate_at_section_boundary(text, 0);
+        assert_eq!(cut.rendered, "", "{text:?}");
+        assert_eq!(cut.shown, 0);
+        assert_eq!(cut.total, lines(text).len());
+        assert!(cut.truncated);
+    }
+}
+
+#[test]
+fn line_counts_include_empty_lines() {
+    // 6 lines, 2 of them empty; 3 tokens request "# A\n\nfirst" (10 chars).
+    let text = "# A\n\nfirst\n\nsecond line\nthird line\n";
+    let cut = truncate_at_section_boundary(text, 3);
+    assert_eq!(cut.total, 6);
+    assert_eq!(cut.shown, 3);
+    assert_eq!(cut.rendered, "# A\n\nfirst");
+}
+
+#[test]
+fn backs_up_to_the_heading_when_half_survives() {
+    let text = "# One\nalpha\nbeta\n# Two\ngamma\ndelta\nepsilon\n";
+    // 9 tokens = 36 chars request 6 lines ("...\ngamma\ndelta" is 34 chars).
+    assert_eq!(requested(text, 9), 6);
+    let cut = truncate_at_section_boundary(text, 9);
+    // The heading `# Two` is at index 3: 3 >= 6 / 2, so back up; the heading goes
+    // with its section.
+    assert_eq!(cut.rendered, "# One\nalpha\nbeta");
+    assert_eq!((cut.shown, cut.total, cut.truncated), (3, 7, true));
+}
+
+#[test]
+fn keeps_the_requested_cut_when_backing_up_loses_more_than_half() {
+    let text = "# One\nalpha\n# Two\nl1\nl2\nl3\nl4\nl5\nl6\n";
+    // 8 tokens = 32 chars request 8 lines (29 chars); the last boundary is at 2.
+    assert_eq!(requested(text, 8), 8);
+    let cut = truncate_at_section_boundary(text, 8);
+    assert_eq!(cut.shown, 8);
+    assert_eq!(cut.rendered, "# One\nalpha\n# Two\nl1\nl2\nl3\nl4\nl5");
+}
+
+#[test]
+fn blank_lines_after_a_heading_do_not_advance_the_boundary() {
+    let lines = ["intro", "# Section", "", "", "body", "body", "body"];
+    // A blank right after `# Section` would be at 2 or 3; the boundary stays at 1,
+    // which keeps less than half of 4: keep 4.
+    assert_eq!(heading_boundary_keep_count(&lines, 4), 4);
+    assert_eq!(heading_boundary_keep_count(&lines, 2), 1);
+    // A blank after body text is a boundary.
+    let lines = ["# A", "text", "", "more", "more"];
+    assert_eq!(heading_boundary_keep_count(&lines, 4), 2);
+}
+
+#[test]
+fn headings_inside_code_fences_are_not_boundaries() {
+    let lines = [
+        "# Real",
+        "text",
+        "```sh",
+        "# comment",
+        "",
+        "echo hi",
+        "```",
+        "after",
+    ];
+    // Without the fence, `# comment` (3) or the blank (4) would be the boundary.
+    assert_eq!(heading_boundary_keep_count(&lines, 6), 6);
+    // After the fence closes, boundaries count again.
+    let lines = ["# Real", "```", "# c", "```", "", "x", "y"];
+    assert_eq!(heading_boundary_keep_count(&lines, 6), 4);
+}
+
+#[test]
+fn keep_count_is_clamped() {
+    let lines = ["a", "", "b"];
+    assert_eq!(heading_boundary_keep_count(&lines, usize::MAX), 3);
+    assert_eq!(heading_boundary_keep_count(&lines, 0), 0);
+    assert_eq!(heading_boundary_keep_count::<&str>(&[], 5), 0);
+}
+
+#[test]
+fn trailer_matches_the_seed() {
+    assert_eq!(
+        disclosure_trailer(2, 5, "lines", "read AGENTS.md").unwrap(),
+        "<truncated: showing 2 of 5 lines; full text: read AGENTS.md>"
+    );
+    assert_eq!(
+        disclosure_trailer(5, 5, "lines", "read AGENTS.md").unwrap(),
+        ""
+    );
+    assert_eq!(
+        disclosure_trailer(9, 5, "lines", "read AGENTS.md").unwrap(),
+        ""
+    );
+    assert_eq!(
+        disclosure_trailer(0, usize::MAX, "", "call get_doc(7)").unwrap(),
+        format!(
+            "<truncated: showing 0 of {} items; full text: call get_doc(7)>",
+            usize::MAX
+        )
+    );
+    assert_eq!(
+        disclosure_trailer(1, 2, " \t", "x").unwrap(),
+        "<truncated: showing 1 of 2 items; full text: x>"
+    );
+    for blank in ["", "  ", "\n\t"] {
+        // Even when nothing was omitted.
+        assert_eq!(
+            disclosure_trailer(5, 5, "lines", blank),
+            Err(DisclosureError::BlankRecovery)
+        );
+        assert_eq!(
+            disclosure_trailer(1, 5, "lines", blank),
+            Err(DisclosureError::BlankRecovery)
+        );
+    }
+}
+
+#[test]
+fn seed_example_on_the_fixture() {
+    let cut = truncate_at_section_boundary(FIXTURE, 8);
+    let note = disclosure_trailer(cut.shown, cut.total, "lines", "read DESIGN.md").unwrap();
+    assert!(cut.truncated);
+    assert_eq!(cut.total, 656);
+    assert!(estimate(cut.rendered) <= 8);
+    assert_eq!(
+        note,
+        format!(
+            "<truncated: showing {} of 656 lines; full text: read DESIGN.md>",
+            cut.shown
+        )
+    );
+}
+
+#[test]
+fn counter_variant_fits_text_and_note_together_on_real_markdown() {
+    for budget in [40, 100, 500, 2_000, 5_000] {
+        let out = disclose_within(FIXTURE, budget, &cl100k, "lines", "read DESIGN.md").unwrap();
+        let text = out.text();
+        assert!(
+            cl100k(&text) <= budget,
+            "budget {budget}: {} tokens",
+            cl100k(&text)
+        );
+        assert_eq!(out.tokens, cl100k(&text));
+        assert!(out.truncated);
+        assert!(FIXTURE.starts_with(out.rendered));
+        assert!(text.ends_with(&out.trailer));
+        // Not wasteful: one more line (with its note) would not fit, unless the cut
+        // backed up to a section boundary.
+        let lines = lines(FIXTURE);
+        let more = lines[..=out.shown].join("\n");
+        let note =
+            disclosure_trailer(out.shown + 1, lines.len(), "lines", "read DESIGN.md").unwrap();
+        let backed_up = heading_boundary_keep_count(&lines, out.shown + 1) != out.shown + 1;
+        assert!(
+            backed_up || cl100k(&format!("{more}\n{note}")) > budget || out.shown == 0,
+            "budget {budget}: stopped early at {} lines",
+            out.shown
+        );
+    }
+    let whole = disclose_within(FIXTURE, 1_000_000, &cl100k, "lines", "x").unwrap();
+    assert_eq!(whole.rendered, FIXTURE);
+    assert_eq!(whole.trailer, "");
+    assert!(!whole.truncated);
+}
+
+#[test]
+fn counter_variant_errors() {
+    let err = disclose_within(FIXTURE, 3, &CharEstimate, "lines", "read DESIGN.md").unwrap_err();
+    let note = "<truncated: showing 0 of 656 lines; full text: read DESIGN.md>";
+    let needed = CharEstimate.count(note);
+    assert_eq!(
+        err,
+        DisclosureError::BudgetTooSmall {
+            needed,
+            budget: 3,
+            over: needed - 3
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the omission note alone needs {needed} tokens but the budget is 3 ({} over)",
+            needed - 3
+        )
+    );
+    // A blank recovery action is an error even when the text fits.
+    assert_eq!(
+        disclose_within("short", 100, &CharEstimate, "lines", " "),
+        Err(DisclosureError::BlankRecovery)
+    );
+}
+
+#[test]
+fn huge_budgets_and_counts_do_not_overflow() {
+    let cut = truncate_at_section_boundary(FIXTURE, usize::MAX);
+    assert_eq!(cut.rendered, FIXTURE);
+    let out = disclose_within(FIXTURE, usize::MAX, &CharEstimate, "lines", "x").unwrap();
+    assert_eq!(out.rendered, FIXTURE);
+    // A counter that says every text is enormous: nothing fits, and the error says so.
+    let enormous = |_: &str| usize::MAX;
+    let err = disclose_within("a\nb", 10, &enormous, "lines", "x").unwrap_err();
+    assert_eq!(
+        err,
+        DisclosureError::BudgetTooSmall {
+            needed: usize::MAX,
+            budget: 10,
+            over: usize::MAX - 10
+        }
+    );
+    assert_eq!(
+        heading_boundary_keep_count(&["# a", "", "b"], usize::MAX),
+        3
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Properties
+// ---------------------------------------------------------------------------
+
+fn markdown() -> impl Strategy<Value = String> {
+    let line = prop_oneof![
+        3 => "[a-zA-Z ,.]{0,30}",
+        1 => Just(String::new()),
+        1 => "  ",
+        1 => "#{1,3} [A-Za-z]{1,10}",
+        1 => Just("```".to_owned()),
+        1 => "- [a-z éü日本]{0,12}",
+    ];
+    (prop::collection::vec(line, 0..40), any::<bool>()).prop_map(|(lines, newline)| {
+        let mut text = lines.join("\n");
+        if newline {
+            text.push('\n');
+        }
+        text
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn estimate_cut_fits_and_is_a_prefix(text in markdown(), budget in 0usize..200) {
+        let cut = truncate_at_section_boundary(&text, budget);
+        prop_assert!(estimate(cut.rendered) <= budget);
+        prop_assert!(text.starts_with(cut.rendered));
+        let all = lines(&text);
+        prop_assert_eq!(cut.total, all.len());
+        prop_assert_eq!(cut.truncated, cut.shown < cut.total);
+        if estimate(text.as_str()) <= budget {
+            prop_assert_eq!(cut.rendered, text.as_str());
+        } else {
+            prop_assert_eq!(cut.rendered, all[..cut.shown].join("\n"));
+            // The cut is the requested one, or a boundary keeping at least half.
+            let k = requested(&text, budget);
+            prop_assert!(cut.shown == k || (cut.shown < k && cut.shown * 2 >= k));
+            prop_assert_eq!(cut.shown, heading_boundary_keep_count(&all, k));
+        }
+    }
+
+    #[test]
+    fn more_budget_never_shows_fewer_lines(text in markdown(), budget in 0usize..200, extra in 0usize..50) {
+        let small = truncate_at_section_boundary(&text, budget);
+        let large = truncate_at_section_boundary(&text, budget + extra);
+        prop_assert!(large.shown >= small.shown);
+    }
+
+    #[test]
+    fn keep_count_lands_on_a_boundary_or_the_request(
+        text in markdown(),
+        keep in 0usize..50,
+    ) {
+        let all = lines(&text);
+        let got = heading_boundary_keep_count(&all, keep);
+        let clamped = keep.min(all.len());
+        prop_assert!(got <= clamped);
+        prop_assert!(got * 2 >= clamped);
+        if got != clamped {
+            let line = all[got].trim();
+            prop_assert!(line.is_empty() || line.starts_with('#'), "cut before {:?}", line);
+        }
+    }
+
+    #[test]
+    fn counter_variant_fits_with_its_note(
+        text in markdown(),
+        budget in 0usize..200,
+        words in any::<bool>(),
+    ) {
+        let word_count = |t: &str| t.split_whitespace().count();
+        let counter: &dyn TokenCounter = if words { &word_count } else { &CharEstimate };
+        match disclose_within(&text, budget, counter, "lines", "read it") {
+            Ok(out) => {
+                let joined = out.text();
+                prop_assert!(counter.count(&joined) <= budget);
+                prop_assert_eq!(out.tokens, counter.count(&joined));
+                prop_assert!(text.starts_with(out.rendered));
+                prop_assert_eq!(out.truncated, out.shown < out.total);
+                prop_assert_eq!(out.trailer.is_empty(), !out.truncated);
+                if out.truncated {
+                    // Both counters grow with the text, so the search must find the
+                    // largest fitting k (brute force here), then back up as the
+                    // estimate cut does.
+                    let all = lines(&text);
+                    let fits = |k: usize| {
+                        let note = disclosure_trailer(k, all.len(), "lines", "read it").unwrap();
+                        let shown = all[..k].join("\n");
+                        let joined = if k == 0 { note } else { format!("{shown}\n{note}") };
+                        counter.count(&joined) <= budget
+                    };
+                    let best = (0..all.len()).rev().find(|&k| fits(k)).unwrap();
+                    prop_assert_eq!(out.shown, heading_boundary_keep_count(&all, best));
+                }
+            }
+            Err(DisclosureError::BudgetTooSmall { needed, budget: b, over }) => {
+                prop_assert_eq!(b, budget);
+                prop_assert!(needed > budget);
+                prop_assert_eq!(over, needed - budget);
+            }
+            Err(other) => prop_assert!(false, "unexpected {}", other),
+        }
+    }
+}
