@@ -1,7 +1,7 @@
 //! The model both macros parse into and expand from.
 
 use proc_macro2::Span;
-use syn::{Attribute, Expr, Ident, LitInt, Path, Type, Visibility};
+use syn::{Attribute, Expr, Ident, LitInt, LitStr, Path, Type, Visibility};
 
 /// A token count as written: an integer literal (checked in the macro) or a const
 /// expression (checked by a generated const assertion).
@@ -39,6 +39,12 @@ impl Amount {
 pub struct FieldLayer {
     pub ty: Type,
     pub required: bool,
+    /// `policy = ..`: the name (one of [`keys::POLICIES`]) and its span.
+    pub policy: Option<(String, Span)>,
+    /// `recovery = ".."`, for `policy = disclose`.
+    pub recovery: Option<LitStr>,
+    /// `grow` (priority 1) or `grow = N`, with the span of the key.
+    pub grow: Option<(u32, Span)>,
 }
 
 pub struct Layer {
@@ -71,6 +77,8 @@ pub struct Budget {
     pub derive: bool,
     /// Attributes for the marker struct of `budget!` (docs and others).
     pub attrs: Vec<Attribute>,
+    /// `#[context(separator = "..")]`: what joins the layers in `assemble()`.
+    pub separator: Option<LitStr>,
 }
 
 impl Budget {
@@ -101,8 +109,10 @@ pub fn variant_ident(name: &str, span: Span) -> Ident {
 
 /// The layer keys and attribute keys, in one place.
 pub mod keys {
-    pub const CONTEXT: &[&str] = &["total", "output", "crate"];
-    pub const BUDGET: &[&str] = &["tokens", "required"];
+    pub const CONTEXT: &[&str] = &["total", "output", "crate", "separator"];
+    pub const BUDGET: &[&str] = &["tokens", "required", "policy", "recovery", "grow"];
+    /// The values of `policy = ..`.
+    pub const POLICIES: &[&str] = &["head", "tail", "head_and_tail", "disclose", "never"];
     /// Layer names that would collide with telemetry keys.
     pub const RESERVED_NAMES: &[&str] = &["total", "spent", "remaining"];
 }

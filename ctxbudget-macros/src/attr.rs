@@ -1,11 +1,14 @@
 //! Parse `#[derive(ContextLayers)]` input and its `#[context(..)]` and `#[budget(..)]`
 //! attributes into a [`Budget`], pushing every mistake to [`Errors`].
 
-use crate::ast::{Amount, Budget, FieldLayer, Layer, keys, unknown_key_message, variant_ident};
+use crate::ast::{
+    Amount, Budget, FieldLayer, Layer, keys, nearest, unknown_key_message, variant_ident,
+};
+use proc_macro2::Span;
 use crate::errors::Errors;
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Expr, Fields, Lit, Path, Token, UnOp};
+use syn::{Data, DeriveInput, Expr, Fields, Lit, LitStr, Path, Token, UnOp};
 
 /// A token count from its expression: literals are checked here, anything else is a
 /// const expression left to the compiler.
@@ -128,6 +131,7 @@ struct ContextAttr {
     total: Option<Amount>,
     output: Option<(Amount, proc_macro2::Span)>,
     krate: Option<Path>,
+    separator: Option<LitStr>,
     seen: Vec<String>,
     present: bool,
 }
@@ -157,6 +161,7 @@ fn parse_context(attr: &syn::Attribute, out: &mut ContextAttr, errors: &mut Erro
         }
         match key.as_str() {
             "crate" => out.krate = Some(meta.value()?.parse()?),
+            "separator" => out.separator = string(&meta, "separator", "\\n\\n", errors)?,
             "total" => {
                 let expr: Expr = meta.value()?.parse()?;
                 out.total = amount(expr, "total", errors);
@@ -172,12 +177,105 @@ fn parse_context(attr: &syn::Attribute, out: &mut ContextAttr, errors: &mut Erro
     errors.handle(result);
 }
 
-/// `#[budget(tokens = N, required)]` on one field.
+/// A string value: `key = "..."`; anything else is an error naming the key.
+fn string(
+    meta: &ParseNestedMeta,
+    key: &str,
+    example: &str,
+    errors: &mut Errors,
+) -> syn::Result<Option<LitStr>> {
+    let expr: Expr = meta.value()?.parse()?;
+    if let Expr::Lit(syn::ExprLit {
+        lit: Lit::Str(lit), ..
+    }) = expr
+    {
+        return Ok(Some(lit));
+    }
+    errors.error_spanned_by(
+        &expr,
+        format!("`{key}` must be a string literal: `{key} = \"{example}\"`"),
+    );
+    Ok(None)
+}
+
+/// `policy = head`: one of [`keys::POLICIES`], as a bare word.
+fn policy(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<(String, Span)>> {
+    let expr: Expr = meta.value()?.parse()?;
+    let list = keys::POLICIES
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let word = match &expr {
+        Expr::Path(path) if path.qself.is_none() => path.path.get_ident().cloned(),
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => {
+            errors.error_spanned_by(
+                lit,
+                format!(
+                    "write the policy without quotes: `policy = {}`",
+                    lit.value()
+                ),
+            );
+            return Ok(None);
+        }
+        _ => None,
+    };
+    let Some(word) = word else {
+        errors.error_spanned_by(
+            &expr,
+            format!("`policy` is one of {list}: write e.g. `policy = tail`"),
+        );
+        return Ok(None);
+    };
+    let name = syn::ext::IdentExt::unraw(&word).to_string();
+    if keys::POLICIES.contains(&name.as_str()) {
+        return Ok(Some((name, word.span())));
+    }
+    let message = match nearest(&name, keys::POLICIES) {
+        Some(near) => format!("unknown policy `{name}`; did you mean `{near}`?"),
+        None => format!("unknown policy `{name}`; expected one of {list}"),
+    };
+    errors.error_spanned_by(&word, message);
+    Ok(None)
+}
+
+/// `grow` (priority 1) or `grow = N` (an integer priority; higher grows first).
+fn grow(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<(u32, Span)>> {
+    let span = meta.path.span();
+    if !meta.input.peek(Token![=]) {
+        return Ok(Some((1, span)));
+    }
+    let expr: Expr = meta.value()?.parse()?;
+    if let Expr::Lit(syn::ExprLit {
+        lit: Lit::Int(lit), ..
+    }) = &expr
+    {
+        if let Ok(priority) = lit.base10_parse::<u32>() {
+            if matches!(lit.suffix(), "" | "u32") {
+                return Ok(Some((priority, span)));
+            }
+        }
+    }
+    errors.error_spanned_by(
+        &expr,
+        "`grow` takes an integer priority from 0 to 4294967295 (higher grows first): write \
+         `grow` or `grow = 2`",
+    );
+    Ok(None)
+}
+
+/// `#[budget(tokens = N, required, policy = .., recovery = "..", grow = N)]` on one
+/// field.
 #[derive(Default)]
 struct BudgetAttr {
     tokens: Option<Amount>,
     tokens_seen: bool,
     required: bool,
+    policy: Option<(String, Span)>,
+    recovery: Option<LitStr>,
+    grow: Option<(u32, Span)>,
     seen: Vec<String>,
 }
 
@@ -206,6 +304,21 @@ fn parse_budget(attr: &syn::Attribute, out: &mut BudgetAttr, errors: &mut Errors
             out.tokens_seen = true;
             let expr: Expr = meta.value()?.parse()?;
             out.tokens = amount(expr, "tokens", errors);
+        } else if key == "policy" {
+            out.policy = policy(&meta, errors)?;
+        } else if key == "recovery" {
+            out.recovery = string(&meta, "recovery", "read AGENTS.md", errors)?;
+            if let Some(lit) = &out.recovery {
+                if lit.value().trim().is_empty() {
+                    errors.error_spanned_by(
+                        lit,
+                        "`recovery` is blank: say what the reader can do to see the full \
+                         text, e.g. `recovery = \"read AGENTS.md\"`",
+                    );
+                }
+            }
+        } else if key == "grow" {
+            out.grow = grow(&meta, errors)?;
         } else if meta.input.peek(Token![=]) {
             errors.error_spanned_by(
                 &meta.path,
@@ -335,6 +448,9 @@ pub fn parse_derive(input: &DeriveInput, errors: &mut Errors) -> Option<Budget> 
             field: Some(FieldLayer {
                 ty: field.ty.clone(),
                 required: budget.required,
+                policy: budget.policy,
+                recovery: budget.recovery,
+                grow: budget.grow,
             }),
             // The field's docs describe the layer too.
             docs: field
@@ -373,6 +489,7 @@ pub fn parse_derive(input: &DeriveInput, errors: &mut Errors) -> Option<Budget> 
         layers,
         derive: true,
         attrs: Vec::new(),
+        separator: context.separator,
     })
 }
 

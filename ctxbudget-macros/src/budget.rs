@@ -206,6 +206,7 @@ pub fn model(input: Input, errors: &mut Errors) -> Budget {
         layers,
         derive: false,
         attrs,
+        separator: None,
     }
 }
 

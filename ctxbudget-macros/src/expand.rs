@@ -520,6 +520,7 @@ fn builder(budget: &Budget) -> TokenStream {
         }
     );
     let builder_name = builder_ident.to_string();
+    let assemble = assemble(budget);
 
     quote! {
         #[doc(hidden)]
@@ -570,6 +571,100 @@ fn builder(budget: &Budget) -> TokenStream {
             #[must_use]
             #vis const fn usage() -> #usage_ident {
                 #usage_ident::new()
+            }
+        }
+
+        #assemble
+    }
+}
+
+/// `assemble()`: the fields as `&dyn LayerContent`, their policies and growth, and a
+/// call to the runtime. The bounds on the field types are higher-ranked so that they
+/// are checked where `assemble()` is called: a context whose fields are not all
+/// content still derives, it just has no callable `assemble()`.
+fn assemble(budget: &Budget) -> TokenStream {
+    let Budget {
+        krate, vis, ident, ..
+    } = budget;
+    let usage_ident = usage_ident(budget);
+    let fields: Vec<(&Layer, &crate::ast::FieldLayer)> = budget
+        .layers
+        .iter()
+        .filter_map(|l| l.field.as_ref().map(|f| (l, f)))
+        .collect();
+    let bounds = fields.iter().map(|(_, field)| {
+        let ty = &field.ty;
+        quote_spanned!(ty.span()=> for<'__l> #ty: #krate::LayerContent)
+    });
+    let contents = fields.iter().map(|(layer, _)| {
+        let name = &layer.ident;
+        quote!(&self.#name as &dyn #krate::LayerContent)
+    });
+    let plans = fields.iter().map(|(_, field)| {
+        let policy = match field.policy.as_ref().map(|(name, _)| name.as_str()) {
+            None => quote!(::core::option::Option::None),
+            Some("disclose") => {
+                let recovery = field
+                    .recovery
+                    .as_ref()
+                    .map_or_else(|| quote!("the full text"), |lit| quote!(#lit));
+                quote!(::core::option::Option::Some(#krate::LayerPolicy::disclose(#recovery)))
+            }
+            Some(name) => {
+                let variant = match name {
+                    "tail" => quote!(Tail),
+                    "head_and_tail" => quote!(HeadAndTail),
+                    "never" => quote!(Never),
+                    _ => quote!(Head),
+                };
+                quote!(::core::option::Option::Some(#krate::LayerPolicy::#variant))
+            }
+        };
+        let grow = match field.grow {
+            Some((priority, _)) => quote!(::core::option::Option::Some(#priority)),
+            None => quote!(::core::option::Option::None),
+        };
+        quote!(#krate::__private::LayerPlan::new(#policy, #grow))
+    });
+    let separator = budget
+        .separator
+        .as_ref()
+        .map_or_else(|| quote!("\n\n"), |lit| quote!(#lit));
+    let separator_doc = budget
+        .separator
+        .as_ref()
+        .map_or_else(|| "\"\\n\\n\"".to_owned(), |lit| format!("{:?}", lit.value()));
+    let doc = format!(
+        "Fits every layer of [`{ident}`] to its reservation (layers marked `grow` also get \
+         what the others leave), joins them with {separator_doc} and checks the prompt with \
+         `counter` against the total less the output reservation. Returns the fitted \
+         layers, the prompt and a [`{usage_ident}`] with each layer's spend.\n\n\
+         # Errors\n\n`AssembleError::LayerOverBudget` for a layer marked `policy = never` \
+         that is over what it may use; see `ctxbudget::AssembleError` for the others."
+    );
+    quote! {
+        impl #ident {
+            #[doc = #doc]
+            #vis fn assemble<'__a, __C>(
+                &'__a self,
+                __counter: &__C,
+            ) -> ::core::result::Result<
+                #krate::Assembled<'__a, #usage_ident>,
+                #krate::AssembleError,
+            >
+            where
+                __C: #krate::TokenCounter + ?::core::marker::Sized,
+                #(#bounds,)*
+            {
+                ::core::result::Result::map(
+                    #krate::__private::assemble::<Self, __C>(
+                        &[#(#contents),*],
+                        &[#(#plans),*],
+                        #separator,
+                        __counter,
+                    ),
+                    |__assembled| __assembled.map_usage(#usage_ident),
+                )
             }
         }
     }

@@ -6,6 +6,36 @@ use crate::errors::Errors;
 pub fn check(budget: &Budget, errors: &mut Errors) {
     check_names(budget, errors);
     check_sum(budget, errors);
+    check_policies(budget, errors);
+}
+
+/// `recovery` goes with `policy = disclose`, and `disclose` needs a `recovery`.
+fn check_policies(budget: &Budget, errors: &mut Errors) {
+    for layer in &budget.layers {
+        let Some(field) = &layer.field else {
+            continue;
+        };
+        let policy = field.policy.as_ref().map(|(name, _)| name.as_str());
+        match (&field.policy, &field.recovery) {
+            (Some((name, span)), None) if name == "disclose" => errors.error_at(
+                *span,
+                format!(
+                    "`policy = disclose` on field `{}` needs `recovery = \"..\"`: what the \
+                     reader can do to see the full text, e.g. `recovery = \"read AGENTS.md\"`",
+                    layer.name
+                ),
+            ),
+            (_, Some(lit)) if policy != Some("disclose") => errors.error_spanned_by(
+                lit,
+                format!(
+                    "`recovery` only applies to `policy = disclose`{}; add `policy = disclose` \
+                     or remove `recovery`",
+                    policy.map_or_else(String::new, |p| format!(", not `policy = {p}`"))
+                ),
+            ),
+            _ => {}
+        }
+    }
 }
 
 fn check_names(budget: &Budget, errors: &mut Errors) {

@@ -161,6 +161,40 @@ impl<C: ContextLayers> TypedUsage<C> {
         Ok(())
     }
 
+    /// Records `tokens` spent by the layer at `index`, allowing it up to `limit`
+    /// instead of its reservation: for layers that grew into tokens other layers left
+    /// unused. The total window is still enforced.
+    pub(crate) fn spend_index_up_to(
+        &mut self,
+        index: usize,
+        tokens: usize,
+        limit: usize,
+    ) -> Result<(), BudgetError> {
+        let Some(slot) = self.spent.as_mut().get_mut(index) else {
+            return Err(over_layer(C::LAYERS, index, 0, tokens));
+        };
+        let spent = *slot;
+        if tokens > limit.saturating_sub(spent) {
+            let mut err = over_layer(C::LAYERS, index, spent, tokens);
+            if let BudgetError::LayerOverBudget { budget, .. } = &mut err {
+                *budget = limit;
+            }
+            return Err(err);
+        }
+        if tokens > C::TOTAL.saturating_sub(self.total_spent) {
+            return Err(over_total(
+                C::LAYERS,
+                index,
+                self.total_spent,
+                tokens,
+                C::TOTAL,
+            ));
+        }
+        *slot = spent + tokens;
+        self.total_spent += tokens;
+        Ok(())
+    }
+
     /// The tokens spent so far by `layer`.
     #[inline]
     pub fn spent(&self, layer: C::Layer) -> usize {

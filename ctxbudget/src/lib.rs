@@ -17,7 +17,13 @@
 //! 5. **Chat history** — [`ChatTrimmer`] drops whole messages from a chat (oldest
 //!    first, after an `on_trim` hook sees a [`TrimContext`]) and never leaves a tool
 //!    result without its tool call or a call without its results.
+//! 6. **Assemble** — [`LayerContent`] fits one layer's content (text, lists of texts,
+//!    chat histories, your own types) under a [`LayerPolicy`]; the derive's
+//!    `assemble(&counter)` fits every layer, lets layers marked to grow use what the
+//!    others left, joins them and checks the prompt against `total - output`
+//!    ([`Assembled`], [`AssembleError`]).
 
+mod assemble;
 mod budget;
 mod chat;
 mod count;
@@ -34,6 +40,10 @@ mod trim;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use assemble::{
+    AssembleError, Assembled, AssembledLayer, FitError, FittedLayer, LayerContent, LayerPolicy,
+    fit_chat, fit_text, render_chat,
+};
 pub use budget::{ContextBudget, ContextUsage};
 pub use chat::{
     ChatBudget, ChatElement, ChatFormat, ChatMessage, ChatStrategy, ChatTrimError, ChatTrimmer,

@@ -4,6 +4,7 @@
 use crate::budget::ContextBudget;
 use crate::layers::LayerSpec;
 
+pub use crate::assemble::LayerPlan;
 pub use crate::layers::TypedUsage;
 pub use core;
 
@@ -122,3 +123,23 @@ macro_rules! __ctxbudget_serialize_usage {
 }
 
 pub use crate::__ctxbudget_serialize_usage as serialize_usage;
+
+/// The body of a derived `assemble()`: fits `contents` (the context's fields, in
+/// declaration order) with their `plans`, joins them with `separator` and records
+/// the spend.
+///
+/// # Errors
+///
+/// As the generated `assemble()`.
+pub fn assemble<'a, L, C>(
+    contents: &[&'a dyn crate::LayerContent],
+    plans: &[LayerPlan],
+    separator: &str,
+    counter: &C,
+) -> Result<crate::Assembled<'a, TypedUsage<L>>, crate::AssembleError>
+where
+    L: crate::ContextLayers,
+    C: crate::TokenCounter + ?Sized,
+{
+    crate::assemble::assemble::<L, C>(contents, plans, separator, counter)
+}
