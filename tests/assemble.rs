@@ -2,8 +2,8 @@
 //! the prompt verified against `total - output`, and the spend recorded.
 
 use ctxbudget::{
-    AssembleError, CharEstimate, ContextLayers, FitError, FittedLayer, LayerContent,
-    LayerPolicy, Message, Tiktoken, TokenCounter, ToolCall,
+    AssembleError, CharEstimate, ContextLayers, FitError, FittedLayer, LayerContent, LayerPolicy,
+    Message, Tiktoken, TokenCounter, ToolCall,
 };
 use ctxbudget_tests::{CODE, MARKDOWN, PROSE};
 use proptest::prelude::*;
@@ -36,15 +36,18 @@ fn history() -> Vec<Message> {
             "Step {i}: look at the parser and tell me what {} does.",
             &PROSE[i * 40..i * 40 + 40]
         )));
-        chat.push(
-            Message::assistant("").with_tool_call(ToolCall::new(
-                format!("call{i}"),
-                "read_file",
-                format!(r#"{{"path":"src/step{i}.rs"}}"#),
-            )),
-        );
-        chat.push(Message::tool(format!("call{i}"), &CODE[i * 100..i * 100 + 300]));
-        chat.push(Message::assistant(format!("Step {i} reads a file and parses it.")));
+        chat.push(Message::assistant("").with_tool_call(ToolCall::new(
+            format!("call{i}"),
+            "read_file",
+            format!(r#"{{"path":"src/step{i}.rs"}}"#),
+        )));
+        chat.push(Message::tool(
+            format!("call{i}"),
+            &CODE[i * 100..i * 100 + 300],
+        ));
+        chat.push(Message::assistant(format!(
+            "Step {i} reads a file and parses it."
+        )));
     }
     chat
 }
@@ -80,7 +83,7 @@ fn every_layer_is_fitted_and_the_prompt_fits() {
     let joined = out
         .layers
         .iter()
-        .map(|l| l.text())
+        .map(ctxbudget::AssembledLayer::text)
         .filter(|t| !t.is_empty())
         .collect::<Vec<_>>()
         .join("\n\n");
@@ -89,7 +92,12 @@ fn every_layer_is_fitted_and_the_prompt_fits() {
     // Each layer within what it was given; the cuttable ones were cut.
     for layer in &out.layers {
         assert!(layer.tokens() <= layer.granted, "{}", layer.name);
-        assert_eq!(layer.tokens(), TIKTOKEN.count(layer.text()), "{}", layer.name);
+        assert_eq!(
+            layer.tokens(),
+            TIKTOKEN.count(layer.text()),
+            "{}",
+            layer.name
+        );
     }
     let guide = out.layer("guide").unwrap();
     assert!(guide.cut());
@@ -97,7 +105,11 @@ fn every_layer_is_fitted_and_the_prompt_fits() {
     let history = out.layer("history").unwrap();
     assert_eq!(history.fitted.unit, "messages");
     assert!(history.cut());
-    assert!(history.text().ends_with("Step 29 reads a file and parses it."));
+    assert!(
+        history
+            .text()
+            .ends_with("Step 29 reads a file and parses it.")
+    );
     let code = out.layer("code").unwrap();
     assert!(code.text().contains("\n[…]\n"));
     assert!(!out.layer("system").unwrap().cut());
@@ -105,9 +117,16 @@ fn every_layer_is_fitted_and_the_prompt_fits() {
     // The spend is recorded per layer.
     let usage = &out.usage;
     assert_eq!(usage.system_spent(), out.layer("system").unwrap().tokens());
-    assert_eq!(usage.retrieval_spent(), out.layer("retrieval").unwrap().tokens());
+    assert_eq!(
+        usage.retrieval_spent(),
+        out.layer("retrieval").unwrap().tokens()
+    );
     assert_eq!(usage.output_spent(), 0);
-    let spent: usize = out.layers.iter().map(|l| l.tokens()).sum();
+    let spent: usize = out
+        .layers
+        .iter()
+        .map(ctxbudget::AssembledLayer::tokens)
+        .sum();
     assert_eq!(usage.total_spent(), spent);
 }
 
@@ -315,7 +334,10 @@ fn user_types_options_and_cows() {
         extra: "more and more ".repeat(100).into(),
     };
     let out = ctx.assemble(&CharEstimate).unwrap();
-    assert!(out.prompt.starts_with("#7: the build fails\n\nmore and more"));
+    assert!(
+        out.prompt
+            .starts_with("#7: the build fails\n\nmore and more")
+    );
     assert_eq!(out.layer("notes").unwrap().tokens(), 0);
     // `extra` reserves nothing and grows into everything left.
     let extra = out.layer("extra").unwrap();
@@ -328,8 +350,7 @@ fn arb_text() -> impl Strategy<Value = String> {
     prop_oneof![
         (0usize..PROSE.len(), 0usize..6000).prop_map(|(start, len)| slice(PROSE, start, len)),
         (0usize..CODE.len(), 0usize..6000).prop_map(|(start, len)| slice(CODE, start, len)),
-        (0usize..MARKDOWN.len(), 0usize..6000)
-            .prop_map(|(start, len)| slice(MARKDOWN, start, len)),
+        (0usize..MARKDOWN.len(), 0usize..6000).prop_map(|(start, len)| slice(MARKDOWN, start, len)),
         "\\PC{0,200}",
     ]
 }

@@ -43,16 +43,16 @@ pub mod shadowed {
         #[budget(tokens = 512, required)]
         pub builder: ::std::string::String,
         /// Named like a typestate.
-        #[budget(tokens = 512)]
+        #[budget(tokens = 512, grow = 2)]
         pub state: ::std::vec::Vec<::std::string::String>,
         /// Named like the crate.
-        #[budget(tokens = 512, required)]
+        #[budget(tokens = 512, required, policy = tail)]
         pub core: ::std::string::String,
         /// Named like a setter argument.
-        #[budget(tokens = LIMIT)]
+        #[budget(tokens = LIMIT, policy = disclose, recovery = "ask for it")]
         pub value: ::std::string::String,
         /// Raw identifier.
-        #[budget(tokens = 1)]
+        #[budget(tokens = 1, policy = never, grow)]
         pub r#type: ::std::string::String,
     }
 
@@ -75,7 +75,7 @@ mod crate_path {
 
     /// Derived through the re-export.
     #[derive(ctxbudget::ContextLayers, Debug)]
-    #[context(total = 100, crate = self::reexport::inner)]
+    #[context(total = 100, crate = self::reexport::inner, separator = "\n---\n")]
     pub struct ViaReexport {
         /// A layer.
         #[budget(tokens = 10)]
@@ -129,6 +129,9 @@ fn hostile_names_still_expand() {
     assert_eq!(usage.core_spent(), 5);
     assert_eq!(Plain::TOTAL, 100);
     assert_eq!(PlainLayer::Core.budget(), 90);
+    let assembled = built.assemble(&ctxbudget::CharEstimate).unwrap();
+    assert_eq!(assembled.prompt, "b\n\nc\n\nv");
+    assert_eq!(assembled.usage.core_spent(), 1);
 }
 
 #[test]
@@ -143,4 +146,9 @@ fn crate_path_option() {
     assert_eq!(ViaReexportLayer::System.budget(), 10);
     assert_eq!(ViaReexportBudget::RESERVED, 10);
     assert_eq!(ViaReexportBudgetLayer::System.name(), "system");
+    let via = ViaReexport {
+        system: "hello".into(),
+    };
+    let assembled = via.assemble(&ctxbudget::CharEstimate).unwrap();
+    assert_eq!(assembled.prompt, "hello");
 }

@@ -43,6 +43,8 @@ pub struct FieldLayer {
     pub policy: Option<(String, Span)>,
     /// `recovery = ".."`, for `policy = disclose`.
     pub recovery: Option<LitStr>,
+    /// Whether `recovery` was written at all (even with a rejected value).
+    pub recovery_seen: bool,
     /// `grow` (priority 1) or `grow = N`, with the span of the key.
     pub grow: Option<(u32, Span)>,
 }

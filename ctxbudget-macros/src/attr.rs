@@ -4,8 +4,8 @@
 use crate::ast::{
     Amount, Budget, FieldLayer, Layer, keys, nearest, unknown_key_message, variant_ident,
 };
-use proc_macro2::Span;
 use crate::errors::Errors;
+use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Expr, Fields, Lit, LitStr, Path, Token, UnOp};
@@ -201,7 +201,7 @@ fn string(
 /// `policy = head`: one of [`keys::POLICIES`], as a bare word.
 fn policy(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<(String, Span)>> {
     let expr: Expr = meta.value()?.parse()?;
-    let list = keys::POLICIES
+    let expected = keys::POLICIES
         .iter()
         .map(|k| format!("`{k}`"))
         .collect::<Vec<_>>()
@@ -225,7 +225,7 @@ fn policy(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<(St
     let Some(word) = word else {
         errors.error_spanned_by(
             &expr,
-            format!("`policy` is one of {list}: write e.g. `policy = tail`"),
+            format!("`policy` is one of {expected}: write e.g. `policy = tail`"),
         );
         return Ok(None);
     };
@@ -233,9 +233,21 @@ fn policy(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<(St
     if keys::POLICIES.contains(&name.as_str()) {
         return Ok(Some((name, word.span())));
     }
-    let message = match nearest(&name, keys::POLICIES) {
+    // Policy names are short: a swapped pair of letters (`tial`) is a typo too.
+    let sorted = |word: &str| {
+        let mut chars: Vec<char> = word.chars().collect();
+        chars.sort_unstable();
+        chars
+    };
+    let near = nearest(&name, keys::POLICIES).or_else(|| {
+        keys::POLICIES
+            .iter()
+            .copied()
+            .find(|p| sorted(p) == sorted(&name))
+    });
+    let message = match near {
         Some(near) => format!("unknown policy `{name}`; did you mean `{near}`?"),
-        None => format!("unknown policy `{name}`; expected one of {list}"),
+        None => format!("unknown policy `{name}`; expected one of {expected}"),
     };
     errors.error_spanned_by(&word, message);
     Ok(None)
@@ -275,6 +287,7 @@ struct BudgetAttr {
     required: bool,
     policy: Option<(String, Span)>,
     recovery: Option<LitStr>,
+    recovery_seen: bool,
     grow: Option<(u32, Span)>,
     seen: Vec<String>,
 }
@@ -307,6 +320,7 @@ fn parse_budget(attr: &syn::Attribute, out: &mut BudgetAttr, errors: &mut Errors
         } else if key == "policy" {
             out.policy = policy(&meta, errors)?;
         } else if key == "recovery" {
+            out.recovery_seen = true;
             out.recovery = string(&meta, "recovery", "read AGENTS.md", errors)?;
             if let Some(lit) = &out.recovery {
                 if lit.value().trim().is_empty() {
@@ -450,6 +464,7 @@ pub fn parse_derive(input: &DeriveInput, errors: &mut Errors) -> Option<Budget> 
                 required: budget.required,
                 policy: budget.policy,
                 recovery: budget.recovery,
+                recovery_seen: budget.recovery_seen,
                 grow: budget.grow,
             }),
             // The field's docs describe the layer too.
@@ -565,6 +580,54 @@ mod tests {
                 "`tokens` must be an integer, not a string; remove the quotes: `tokens = 12`",
                 "missing `#[budget(tokens = N)]` on field `user`: every field is a layer and \
                  needs a reservation",
+            ]
+        );
+    }
+
+    #[test]
+    fn policies_recovery_grow_and_separator() {
+        let input: DeriveInput = parse_quote! {
+            #[context(total = 100, separator = "---")]
+            struct Ctx {
+                #[budget(tokens = 10, policy = never)] system: String,
+                #[budget(tokens = 10, policy = disclose, recovery = "read it", grow = 3)] doc: String,
+                #[budget(tokens = 10, grow)] rag: Vec<String>,
+            }
+        };
+        assert_eq!(messages(&input), Vec::<String>::new());
+        let mut errors = Errors::new();
+        let budget = parse_derive(&input, &mut errors).unwrap();
+        errors.finish().unwrap();
+        let field = |i: usize| budget.layers[i].field.as_ref().unwrap();
+        assert_eq!(field(0).policy.as_ref().unwrap().0, "never");
+        assert_eq!(field(1).recovery.as_ref().unwrap().value(), "read it");
+        assert_eq!(field(1).grow.unwrap().0, 3);
+        assert_eq!(field(2).grow.unwrap().0, 1);
+        assert!(field(2).policy.is_none());
+        assert_eq!(budget.separator.unwrap().value(), "---");
+    }
+
+    #[test]
+    fn policy_mistakes_are_reported() {
+        let input: DeriveInput = parse_quote! {
+            #[context(total = 100)]
+            struct Ctx {
+                #[budget(tokens = 10, policy = tial)] a: String,
+                #[budget(tokens = 10, policy = heed)] b: String,
+                #[budget(tokens = 10, policy = bogus)] c: String,
+                #[budget(tokens = 10, grow = "x", recovery = 1)] d: String,
+            }
+        };
+        assert_eq!(
+            messages(&input),
+            [
+                "unknown policy `tial`; did you mean `tail`?",
+                "unknown policy `heed`; did you mean `head`?",
+                "unknown policy `bogus`; expected one of `head`, `tail`, `head_and_tail`, \
+                 `disclose`, `never`",
+                "`grow` takes an integer priority from 0 to 4294967295 (higher grows first): \
+                 write `grow` or `grow = 2`",
+                "`recovery` must be a string literal: `recovery = \"read AGENTS.md\"`",
             ]
         );
     }

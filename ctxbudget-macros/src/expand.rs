@@ -620,20 +620,20 @@ fn assemble(budget: &Budget) -> TokenStream {
                 quote!(::core::option::Option::Some(#krate::LayerPolicy::#variant))
             }
         };
-        let grow = match field.grow {
-            Some((priority, _)) => quote!(::core::option::Option::Some(#priority)),
-            None => quote!(::core::option::Option::None),
-        };
+        let grow = field.grow.map_or_else(
+            || quote!(::core::option::Option::None),
+            |(priority, _)| quote!(::core::option::Option::Some(#priority)),
+        );
         quote!(#krate::__private::LayerPlan::new(#policy, #grow))
     });
     let separator = budget
         .separator
         .as_ref()
         .map_or_else(|| quote!("\n\n"), |lit| quote!(#lit));
-    let separator_doc = budget
-        .separator
-        .as_ref()
-        .map_or_else(|| "\"\\n\\n\"".to_owned(), |lit| format!("{:?}", lit.value()));
+    let separator_doc = budget.separator.as_ref().map_or_else(
+        || "\"\\n\\n\"".to_owned(),
+        |lit| format!("{:?}", lit.value()),
+    );
     let doc = format!(
         "Fits every layer of [`{ident}`] to its reservation (layers marked `grow` also get \
          what the others leave), joins them with {separator_doc} and checks the prompt with \

@@ -17,14 +17,15 @@ fn check_policies(budget: &Budget, errors: &mut Errors) {
         };
         let policy = field.policy.as_ref().map(|(name, _)| name.as_str());
         match (&field.policy, &field.recovery) {
-            (Some((name, span)), None) if name == "disclose" => errors.error_at(
-                *span,
-                format!(
-                    "`policy = disclose` on field `{}` needs `recovery = \"..\"`: what the \
+            (Some((name, span)), None) if name == "disclose" && !field.recovery_seen => errors
+                .error_at(
+                    *span,
+                    format!(
+                        "`policy = disclose` on field `{}` needs `recovery = \"..\"`: what the \
                      reader can do to see the full text, e.g. `recovery = \"read AGENTS.md\"`",
-                    layer.name
+                        layer.name
+                    ),
                 ),
-            ),
             (_, Some(lit)) if policy != Some("disclose") => errors.error_spanned_by(
                 lit,
                 format!(
@@ -164,6 +165,27 @@ mod tests {
                 "layers reserve 9216 tokens (system 512 + memory 2048 + semantic 4096 + user \
               1536 + output 1024) but the total is 8192: 1024 over; lower a reservation or \
               raise `total` to at least 9216"
+            ]
+        );
+    }
+
+    #[test]
+    fn recovery_goes_with_disclose() {
+        let input: DeriveInput = parse_quote! {
+            #[context(total = 100)]
+            struct C {
+                #[budget(tokens = 1, recovery = "read it")] a: String,
+                #[budget(tokens = 1, policy = disclose)] b: String,
+                #[budget(tokens = 1, policy = disclose, recovery = "read it")] c: String,
+            }
+        };
+        assert_eq!(
+            messages(&input),
+            [
+                "`recovery` only applies to `policy = disclose`; add `policy = disclose` or \
+                 remove `recovery`",
+                "`policy = disclose` on field `b` needs `recovery = \"..\"`: what the reader \
+                 can do to see the full text, e.g. `recovery = \"read AGENTS.md\"`",
             ]
         );
     }

@@ -37,12 +37,12 @@ use std::fmt;
 
 use thiserror::Error;
 
+use crate::TokenCounter;
 use crate::chat::{ChatFormat, ChatMessage, ChatStrategy, ChatTrimError, ChatTrimmer};
 use crate::disclosure::{DisclosureError, disclose_within};
 use crate::error::BudgetError;
 use crate::layers::{ContextLayers, LayerSpec, TypedUsage};
 use crate::trim::{Keep, TrimOptions, trim_with};
-use crate::TokenCounter;
 
 /// How a layer that is over its budget may be cut.
 ///
@@ -199,7 +199,11 @@ impl fmt::Display for FittedLayer<'_> {
                 self.kept, self.total, self.unit, self.tokens
             )
         } else {
-            write!(f, "whole ({} {}), {} tokens", self.total, self.unit, self.tokens)
+            write!(
+                f,
+                "whole ({} {}), {} tokens",
+                self.total, self.unit, self.tokens
+            )
         }
     }
 }
@@ -554,7 +558,9 @@ pub fn fit_chat<'a, M: ChatMessage>(
     if matches!(policy, LayerPolicy::Never) {
         let text = render_chat(history);
         return match counter.count_within(&text, budget) {
-            Some(tokens) => Ok(FittedLayer::whole(text, tokens).with_kept(total, total, "messages")),
+            Some(tokens) => {
+                Ok(FittedLayer::whole(text, tokens).with_kept(total, total, "messages"))
+            }
             None => Err(FitError::never_cut(counter.count(&text), budget)),
         };
     }
@@ -888,7 +894,11 @@ pub(crate) fn assemble<'a, L: ContextLayers, C: TokenCounter + ?Sized>(
     let assembled = assemble_dyn(L::TOTAL, L::LAYERS, contents, plans, separator, &counter)?;
     let mut usage = TypedUsage::<L>::new();
     for (index, layer) in assembled.layers.iter().enumerate() {
-        usage.spend_index_up_to(index, layer.fitted.tokens, layer.granted.max(layer.reservation))?;
+        usage.spend_index_up_to(
+            index,
+            layer.fitted.tokens,
+            layer.granted.max(layer.reservation),
+        )?;
     }
     Ok(assembled.map_usage(|()| usage))
 }
@@ -935,23 +945,23 @@ fn assemble_dyn<'a>(
     let fit = |slot: &Slot<'a>, budget: usize| -> Result<FittedLayer<'a>, AssembleError> {
         let budget = slot.cap.map_or(budget, |cap| cap.min(budget));
         let name = slot.spec.name();
-        let fitted = slot
-            .content
-            .fit(budget, counter, &slot.policy)
-            .map_err(|source| match source {
-                FitError::NeverCut { tokens, over, .. } => AssembleError::LayerOverBudget {
-                    layer: name.to_owned(),
-                    tokens,
-                    budget,
-                    reservation: slot.spec.tokens(),
-                    over,
-                },
-                source => AssembleError::Layer {
-                    layer: name.to_owned(),
-                    budget,
-                    source,
-                },
-            })?;
+        let fitted =
+            slot.content
+                .fit(budget, counter, &slot.policy)
+                .map_err(|source| match source {
+                    FitError::NeverCut { tokens, over, .. } => AssembleError::LayerOverBudget {
+                        layer: name.to_owned(),
+                        tokens,
+                        budget,
+                        reservation: slot.spec.tokens(),
+                        over,
+                    },
+                    source => AssembleError::Layer {
+                        layer: name.to_owned(),
+                        budget,
+                        source,
+                    },
+                })?;
         if fitted.tokens > budget {
             return Err(AssembleError::Layer {
                 layer: name.to_owned(),
@@ -975,7 +985,9 @@ fn assemble_dyn<'a>(
             if slot.grow.is_some() {
                 continue;
             }
-            let budget = slot.cap.map_or(slot.spec.tokens(), |c| c.min(slot.spec.tokens()));
+            let budget = slot
+                .cap
+                .map_or(slot.spec.tokens(), |c| c.min(slot.spec.tokens()));
             let layer = fit(slot, budget)?;
             used = used.saturating_add(layer.tokens);
             non_empty += usize::from(!layer.text.is_empty());
@@ -986,13 +998,13 @@ fn assemble_dyn<'a>(
         let separators = separator_tokens.saturating_mul(joins);
         let mut pool = limit.saturating_sub(used).saturating_sub(separators);
         // 3. Growing layers, highest priority first.
-        let mut later: usize = growing
+        let mut kept_for_later: usize = growing
             .iter()
             .fold(0usize, |sum, &i| sum.saturating_add(slots[i].spec.tokens()));
         for &i in &growing {
             let slot = &slots[i];
-            later = later.saturating_sub(slot.spec.tokens());
-            let grant = pool.saturating_sub(later);
+            kept_for_later = kept_for_later.saturating_sub(slot.spec.tokens());
+            let grant = pool.saturating_sub(kept_for_later);
             let grant = slot.cap.map_or(grant, |c| c.min(grant));
             let layer = fit(slot, grant)?;
             pool = pool.saturating_sub(layer.tokens);
@@ -1122,7 +1134,12 @@ mod tests {
         let err = chat.fit(2, &CharEstimate, &LayerPolicy::Never).unwrap_err();
         assert!(matches!(err, FitError::NeverCut { .. }));
         let none: Option<String> = None;
-        assert_eq!(none.fit(0, &CharEstimate, &LayerPolicy::Never).unwrap().text, "");
+        assert_eq!(
+            none.fit(0, &CharEstimate, &LayerPolicy::Never)
+                .unwrap()
+                .text,
+            ""
+        );
         assert_eq!(chat.default_policy(), LayerPolicy::Tail);
     }
 }
