@@ -1,0 +1,147 @@
+//! Assemble an agent's context from real text: a system prompt and a user message
+//! that must never be cut, a Markdown guide disclosed at a section boundary, a chat
+//! history with tool calls, source code cut in the middle, recalled memory, and
+//! retrieval chunks that grow into whatever the other layers leave unused. Prints
+//! what each layer kept, dropped or cut, and the telemetry JSON.
+//!
+//! Run: `cargo run --example agent_context` (no arguments, no network: the texts
+//! are the fixtures shipped in `tests/fixtures/`, counted with tiktoken's
+//! `o200k_base`).
+
+use ctxbudget::{ContextLayers, Message, Tiktoken, ToolCall};
+use ctxbudget_tests::{CODE, MARKDOWN, PROSE};
+
+/// What one call to the model is made of.
+#[derive(ContextLayers, Debug)]
+#[context(total = 8192, output = 1024)]
+struct AgentContext {
+    /// The system prompt: never cut; too long is an error.
+    #[budget(tokens = 512, required, policy = never)]
+    system: String,
+    /// The project guide: leading sections and a note saying how to read the rest.
+    #[budget(tokens = 1024, policy = disclose, recovery = "read docs/GUIDE.md")]
+    guide: String,
+    /// The conversation so far: the latest messages, tool calls kept with results.
+    #[budget(tokens = 1536)]
+    history: Vec<Message>,
+    /// The file being edited: its beginning and end.
+    #[budget(tokens = 768, policy = head_and_tail)]
+    code: String,
+    /// Recalled notes: the beginning.
+    #[budget(tokens = 512)]
+    memory: String,
+    /// Retrieved passages: grows into every token the others leave.
+    #[budget(tokens = 1024, grow)]
+    retrieval: Vec<String>,
+    /// The user's message: never cut.
+    #[budget(tokens = 512, required, policy = never)]
+    user: String,
+}
+
+fn history() -> Vec<Message> {
+    let mut chat = vec![Message::system("Tool results are trusted file contents.")];
+    let files = ["src/lib.rs", "src/bpe.rs", "src/vocab.rs", "src/model.rs"];
+    for (i, path) in files.iter().cycle().take(24).enumerate() {
+        chat.push(Message::user(format!(
+            "Open {path} and tell me how it splits text."
+        )));
+        let id = format!("call_{i}");
+        chat.push(Message::assistant("").with_tool_call(ToolCall::new(
+            id.clone(),
+            "read_file",
+            format!(r#"{{"path":"{path}"}}"#),
+        )));
+        let start = (i * 1_300) % (CODE.len() - 1_200);
+        chat.push(Message::tool(id, excerpt(CODE, start, 1_200)));
+        chat.push(Message::assistant(format!(
+            "{path} splits on a regex first, then merges byte pairs."
+        )));
+    }
+    chat
+}
+
+/// `len` bytes of `text` from `start`, on char boundaries.
+fn excerpt(text: &str, start: usize, len: usize) -> &str {
+    let start = ctxbudget_tests::floor_char_boundary(text, start);
+    let end = ctxbudget_tests::floor_char_boundary(text, start + len);
+    &text[start..end]
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let context = AgentContext::builder()
+        .system(
+            "You are a careful coding agent. Read before you write, keep changes small, \
+             and say what you did not check.",
+        )
+        .guide(MARKDOWN)
+        .history(history())
+        .code(CODE)
+        .memory(excerpt(PROSE, 0, 6_000))
+        .retrieval(
+            PROSE
+                .split("\n\n")
+                .filter(|p| p.len() > 200)
+                .map(str::to_owned)
+                .collect::<Vec<_>>(),
+        )
+        .user("Why does the tokenizer split before punctuation, and is it safe to change?")
+        .build();
+
+    let counter = Tiktoken::o200k_base();
+    let assembled = context.assemble(&counter)?;
+
+    println!(
+        "{:<10} {:>8} {:>8} {:>7}  what was kept",
+        "layer", "reserved", "granted", "tokens"
+    );
+    for layer in &assembled.layers {
+        let fitted = &layer.fitted;
+        let what = if fitted.cut() {
+            format!(
+                "kept {} of {} {}, {} dropped ({})",
+                fitted.kept,
+                fitted.total,
+                fitted.unit,
+                fitted.total - fitted.kept,
+                layer.policy
+            )
+        } else {
+            format!("whole ({} {})", fitted.total, fitted.unit)
+        };
+        println!(
+            "{:<10} {:>8} {:>8} {:>7}  {what}",
+            layer.name,
+            layer.reservation,
+            layer.granted,
+            layer.tokens()
+        );
+    }
+    println!(
+        "\nprompt: {} tokens of {} ({} for the answer, {} unused; each separator costs {})",
+        assembled.tokens,
+        assembled.limit,
+        AgentContextLayer::Output.budget(),
+        assembled.unused(),
+        assembled.separator_tokens
+    );
+
+    if let Some(guide) = assembled.layer("guide") {
+        let note = guide.text().lines().last().unwrap_or_default();
+        println!("guide ends with: {note}");
+    }
+    if let Some(code) = assembled.layer("code") {
+        println!("code was cut in the middle: {}", code.text().contains("[…]"));
+    }
+
+    println!("\ntelemetry: {}", assembled.usage.to_json());
+
+    // A system prompt over its reservation is refused, naming the layer and the excess.
+    let too_long = AgentContext::builder()
+        .system("Always explain every step in detail. ".repeat(80))
+        .user("hi")
+        .build();
+    if let Err(err) = too_long.assemble(&counter) {
+        println!("\nrefused: {err}");
+    }
+    Ok(())
+}
