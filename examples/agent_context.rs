@@ -130,7 +130,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("guide ends with: {note}");
     }
     if let Some(code) = assembled.layer("code") {
-        println!("code was cut in the middle: {}", code.text().contains("[…]"));
+        println!(
+            "code was cut in the middle: {}",
+            code.text().contains("[…]")
+        );
     }
 
     println!("\ntelemetry: {}", assembled.usage.to_json());
