@@ -55,9 +55,9 @@ use crate::trim::{Keep, TrimOptions, trim_with};
 /// use ctxbudget::{CharEstimate, LayerPolicy, fit_text};
 ///
 /// let log = "boot ok\nload config\nconnect db\nserve requests";
-/// let tail = fit_text(log, 6, &CharEstimate, &LayerPolicy::Tail)?;
+/// let tail = fit_text(log, 4, &CharEstimate, &LayerPolicy::Tail)?;
 /// assert_eq!(tail.text, "serve requests");
-/// assert!(fit_text(log, 6, &CharEstimate, &LayerPolicy::Never).is_err());
+/// assert!(fit_text(log, 4, &CharEstimate, &LayerPolicy::Never).is_err());
 /// # Ok::<(), ctxbudget::FitError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
@@ -426,13 +426,14 @@ pub trait LayerContent {
 /// ```
 /// use ctxbudget::{CharEstimate, LayerPolicy, fit_text};
 ///
-/// let doc = "# Setup\nRun the installer and wait.\n\n# Usage\nCall it twice, then stop.\n";
-/// let out = fit_text(doc, 24, &CharEstimate, &LayerPolicy::disclose("read SETUP.md"))?;
+/// let doc = "# Setup\nRun the installer and wait.\n\n# Usage\nCall it twice, then stop.\n\
+///            Then wait for the second run to finish.\n";
+/// let out = fit_text(doc, 26, &CharEstimate, &LayerPolicy::disclose("read SETUP.md"))?;
 /// assert_eq!(
 ///     out.text,
-///     "# Setup\nRun the installer and wait.\n\n<truncated: showing 3 of 5 lines; full text: read SETUP.md>"
+///     "# Setup\nRun the installer and wait.\n\n<truncated: showing 3 of 6 lines; full text: read SETUP.md>"
 /// );
-/// assert_eq!((out.kept, out.total, out.unit), (3, 5, "lines"));
+/// assert_eq!((out.kept, out.total, out.unit, out.tokens), (3, 6, "lines", 24));
 /// # Ok::<(), ctxbudget::FitError>(())
 /// ```
 pub fn fit_text<'a>(
