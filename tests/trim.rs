@@ -395,4 +395,34 @@ proptest! {
             prop_assert!(text.ends_with(tail));
         }
     }
+
+    /// Long stretches without split points (one repeated letter, CJK without
+    /// punctuation, whitespace, marks), where the engine searches instead of
+    /// walking split points, with the budgets that make it search.
+    #[test]
+    fn long_stretches_without_split_points(
+        unit in prop_oneof![
+            Just("a"), Just("日本"), Just(" "), Just("\n"), Just("x\u{301}"), Just("🇯🇵"),
+            Just("ab1"), Just("\t "),
+        ],
+        repeat in 300usize..6_000,
+        prefix in prop_oneof![Just(""), Just("Intro. "), Just("word ")],
+        budget in 0usize..600,
+        which in 0usize..5,
+        keep_tail in any::<bool>(),
+    ) {
+        let text = format!("{prefix}{}{prefix}", unit.repeat(repeat));
+        let counter = &counters()[which];
+        let keep = if keep_tail { Keep::Tail } else { Keep::Head };
+        let options = TrimOptions::new().keep(keep);
+        let result = trim_with(&text, budget, counter, &options);
+        prop_assert_eq!(result.tokens, counter.count(result.kept));
+        prop_assert!(result.tokens <= budget);
+        match keep {
+            Keep::Tail => prop_assert!(text.ends_with(result.kept)),
+            _ => prop_assert!(text.starts_with(result.kept)),
+        }
+        let larger = trim_with(&text, budget + 7, counter, &options);
+        prop_assert!(larger.kept.len() >= result.kept.len());
+    }
 }

@@ -47,6 +47,11 @@ pub trait TokenCounter {
     /// The trimming engine counts the pieces between split points once each and never
     /// counts a growing prefix again.
     ///
+    /// Split points must be *local*: whether `i` is one may depend on the text
+    /// around `i`, but not on where `text` starts or ends, because the engine asks
+    /// about sub-slices (`from` is relative to the slice it passes, and need not be
+    /// a char boundary).
+    ///
     /// The default knows no split points and returns `None`; the engine then falls
     /// back to counting prefixes, which is correct for any counter but slower.
     fn next_split(&self, text: &str, from: usize) -> Option<usize> {
