@@ -162,6 +162,18 @@ fn head_and_tail_keeps_both_ends_within_budget() {
     assert!(result.fill() > 0.8, "fill {}", result.fill());
 }
 
+/// Found by the `trim` fuzz target: soft mode with head and tail once subtracted
+/// the whole text's count from the budget.
+#[test]
+fn soft_head_and_tail_returns_an_unfitting_word_whole() {
+    let bytes = |text: &str| text.len();
+    let text = "Supercalifragilistic";
+    let options = TrimOptions::new().keep(Keep::HeadAndTail).with_hard_limit(false);
+    let result = trim_with(text, 12, &bytes, &options);
+    assert_eq!(result.kept, text);
+    assert!(!result.cut && !result.fits());
+}
+
 #[test]
 fn sentences_and_words_beyond_english() {
     let counter = o200k();
