@@ -285,11 +285,13 @@ fn pathological_inputs() {
         "\u{0}\u{1}\u{7f}".repeat(1_000),
     ];
     for text in &inputs {
-        for budget in [0, 1, 2, 7, 100, 1_000] {
+        for budget in [0, 1, 2, 7, 100, 1_000, usize::MAX] {
             for keep in [Keep::Head, Keep::Tail] {
                 let result = trim_with(text, budget, &counter, &TrimOptions::new().keep(keep));
                 check(text, budget, &counter, &result, keep);
             }
+            let both = trim_with(text, budget, &counter, &TrimOptions::new().keep(Keep::HeadAndTail));
+            assert!(both.tokens <= budget);
         }
     }
 }
