@@ -162,6 +162,18 @@ fn head_and_tail_keeps_both_ends_within_budget() {
     assert!(result.fill() > 0.8, "fill {}", result.fill());
 }
 
+/// Found by the `trim` fuzz target: soft mode with head and tail once subtracted
+/// the whole text's count from the budget.
+#[test]
+fn soft_head_and_tail_returns_an_unfitting_word_whole() {
+    let bytes = |text: &str| text.len();
+    let text = "Supercalifragilistic";
+    let options = TrimOptions::new().keep(Keep::HeadAndTail).with_hard_limit(false);
+    let result = trim_with(text, 12, &bytes, &options);
+    assert_eq!(result.kept, text);
+    assert!(!result.cut && !result.fits());
+}
+
 #[test]
 fn sentences_and_words_beyond_english() {
     let counter = o200k();
@@ -273,11 +285,13 @@ fn pathological_inputs() {
         "\u{0}\u{1}\u{7f}".repeat(1_000),
     ];
     for text in &inputs {
-        for budget in [0, 1, 2, 7, 100, 1_000] {
+        for budget in [0, 1, 2, 7, 100, 1_000, usize::MAX] {
             for keep in [Keep::Head, Keep::Tail] {
                 let result = trim_with(text, budget, &counter, &TrimOptions::new().keep(keep));
                 check(text, budget, &counter, &result, keep);
             }
+            let both = trim_with(text, budget, &counter, &TrimOptions::new().keep(Keep::HeadAndTail));
+            assert!(both.tokens <= budget);
         }
     }
 }
@@ -394,5 +408,35 @@ proptest! {
         if let Some(tail) = result.tail {
             prop_assert!(text.ends_with(tail));
         }
+    }
+
+    /// Long stretches without split points (one repeated letter, CJK without
+    /// punctuation, whitespace, marks), where the engine searches instead of
+    /// walking split points, with the budgets that make it search.
+    #[test]
+    fn long_stretches_without_split_points(
+        unit in prop_oneof![
+            Just("a"), Just("日本"), Just(" "), Just("\n"), Just("x\u{301}"), Just("🇯🇵"),
+            Just("ab1"), Just("\t "),
+        ],
+        repeat in 300usize..6_000,
+        prefix in prop_oneof![Just(""), Just("Intro. "), Just("word ")],
+        budget in 0usize..600,
+        which in 0usize..5,
+        keep_tail in any::<bool>(),
+    ) {
+        let text = format!("{prefix}{}{prefix}", unit.repeat(repeat));
+        let counter = &counters()[which];
+        let keep = if keep_tail { Keep::Tail } else { Keep::Head };
+        let options = TrimOptions::new().keep(keep);
+        let result = trim_with(&text, budget, counter, &options);
+        prop_assert_eq!(result.tokens, counter.count(result.kept));
+        prop_assert!(result.tokens <= budget);
+        match keep {
+            Keep::Tail => prop_assert!(text.ends_with(result.kept)),
+            _ => prop_assert!(text.starts_with(result.kept)),
+        }
+        let larger = trim_with(&text, budget + 7, counter, &options);
+        prop_assert!(larger.kept.len() >= result.kept.len());
     }
 }

@@ -8,9 +8,12 @@ use std::sync::Arc;
 /// Counts the tokens a text costs in a model's prompt.
 ///
 /// Implemented for closures `Fn(&str) -> usize`, for [`CharEstimate`], for
-/// [`Tiktoken`](crate::Tiktoken) (feature `tiktoken`), and for `&T`, `Box<T>` and
-/// `Arc<T>` of any counter. The trait is object safe: `&dyn TokenCounter` works
-/// everywhere a counter is expected.
+/// [`Tiktoken`](crate::Tiktoken) (feature `tiktoken`), for `Arc<T>` and `Rc<T>` of
+/// any counter, and for `&T` and `Box<T>` of trait objects and of this crate's
+/// counters. (A blanket impl for every `&T` would overlap the one for closures, since
+/// a reference to a closure is a closure; every function here takes the counter by
+/// reference anyway, so your own counter type needs no wrapper.) The trait is object
+/// safe: `&dyn TokenCounter` works everywhere a counter is expected.
 ///
 /// Only [`count`](TokenCounter::count) is required. The provided methods let the
 /// trimming engine work in time proportional to what it keeps instead of what it is
@@ -46,6 +49,11 @@ pub trait TokenCounter {
     /// `count(&text[x..y]) == count(&text[x..i]) + count(&text[i..y])`.
     /// The trimming engine counts the pieces between split points once each and never
     /// counts a growing prefix again.
+    ///
+    /// Split points must be *local*: whether `i` is one may depend on the text
+    /// around `i`, but not on where `text` starts or ends, because the engine asks
+    /// about sub-slices (`from` is relative to the slice it passes, and need not be
+    /// a char boundary).
     ///
     /// The default knows no split points and returns `None`; the engine then falls
     /// back to counting prefixes, which is correct for any counter but slower.
@@ -138,6 +146,8 @@ forward_token_counter!(
     ['c] &'c CharEstimate,
     [] Box<CharEstimate>,
 );
+#[cfg(feature = "tiktoken")]
+forward_token_counter!(['c] &'c crate::Tiktoken, [] Box<crate::Tiktoken>);
 
 /// The character estimate: `ceil(chars / 4)` tokens, and `""` costs 0.
 ///

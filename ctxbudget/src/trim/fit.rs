@@ -122,10 +122,18 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
         while pos < len {
             let remaining = budget - used;
             let step = chunk_step(remaining);
-            let end = self.next_chunk_end(pos, step);
+            let mut end = self.next_chunk_end(pos, step);
             if end - pos > giant(step) {
-                // No split point near: search inside the stretch.
-                let (fitted, tokens) = self.search(pos, end, remaining);
+                // No split point near: search inside the stretch, first within a
+                // bound that no budget this size can pass in normal text, and only
+                // when all of that fits, up to the stretch's real end.
+                let (mut fitted, mut tokens) = self.search(pos, end, remaining);
+                if fitted == end && end < len && !self.is_split(end) {
+                    // All of it fits, but it ends where the look-ahead stopped, not
+                    // at a split point: search up to the real end of the stretch.
+                    end = self.split_in(pos, end, len).unwrap_or(len);
+                    (fitted, tokens) = self.search(pos, end, remaining);
+                }
                 if fitted < end {
                     self.stopped_at = Some((fitted, used + tokens));
                     return Fit::Until(fitted);
@@ -152,9 +160,13 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
         while pos > 0 {
             let remaining = budget - used;
             let step = chunk_step(remaining);
-            let start = self.prev_chunk_start(pos, step);
+            let mut start = self.prev_chunk_start(pos, step);
             if pos - start > giant(step) {
-                let (fitted, tokens) = self.search(start, pos, remaining);
+                let (mut fitted, mut tokens) = self.search(start, pos, remaining);
+                if fitted == start && start > 0 && !self.is_split(start) {
+                    start = self.split_back_in(0, start).unwrap_or(0);
+                    (fitted, tokens) = self.search(start, pos, remaining);
+                }
                 if fitted > start {
                     self.stopped_at = Some((fitted, used + tokens));
                     return Fit::Until(fitted);
@@ -175,6 +187,39 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
         Fit::Whole(used)
     }
 
+    /// Whether `at` is a split point, asked about the characters around it only.
+    fn is_split(&self, at: usize) -> bool {
+        let lower = floor_char_boundary(self.text, at.saturating_sub(8));
+        self.split_in(lower, at, at.saturating_add(8)) == Some(at)
+    }
+
+    /// The first split point in `from..to`, asking the counter about that stretch
+    /// only (split points are local, see [`TokenCounter::next_split`]). `lower` is
+    /// a char boundary at or before `from` where the stretch may start.
+    fn split_in(&self, lower: usize, from: usize, to: usize) -> Option<usize> {
+        let to = floor_char_boundary(self.text, to);
+        if from >= to {
+            return None;
+        }
+        self.counter
+            .next_split(&self.text[lower..to], from - lower)
+            .map(|at| lower + at)
+            .filter(|&at| at >= from && at < to)
+    }
+
+    /// The last split point in `from..before` (exclusive at both ends), asking the
+    /// counter about that stretch only. `from` must be a char boundary.
+    fn split_back_in(&self, from: usize, before: usize) -> Option<usize> {
+        let before = floor_char_boundary(self.text, before);
+        if before <= from {
+            return None;
+        }
+        self.counter
+            .prev_split(&self.text[from..before], before - from)
+            .map(|at| from + at)
+            .filter(|&at| at > from && at < before)
+    }
+
     /// The end of the next chunk: the first split point at or after `pos + step`
     /// when one is near, else the last one before it, else the end of the stretch
     /// without split points (which the caller searches instead of counting).
@@ -184,17 +229,17 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
         if target >= len {
             return len;
         }
-        let after = self
-            .counter
-            .next_split(self.text, target)
-            .filter(|&at| at > pos && at < len);
-        match after {
-            Some(at) if at - target <= step => at,
-            _ => match self.counter.prev_split(self.text, target) {
-                Some(at) if at > pos && at < len => at,
-                _ => after.unwrap_or(len),
-            },
+        if let Some(at) = self.split_in(pos, target, target.saturating_add(step + 1)) {
+            return at;
         }
+        if let Some(at) = self.split_back_in(pos, target) {
+            return at;
+        }
+        // No split point within a step either side: the stretch runs on to the
+        // next split point. Look no farther than the search inside it can reach
+        // (the caller then searches up to the real end only if all of that fits).
+        let reach = floor_char_boundary(self.text, pos.saturating_add(2 * giant(step)));
+        self.split_in(pos, target, reach).unwrap_or(reach)
     }
 
     /// The mirror of [`Self::next_chunk_end`] for the tail.
@@ -202,17 +247,16 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
         let Some(target) = pos.checked_sub(step).filter(|&target| target > 0) else {
             return 0;
         };
-        let before = self
-            .counter
-            .prev_split(self.text, target.saturating_add(1))
-            .filter(|&at| at > 0 && at < pos);
-        match before {
-            Some(at) if target - at <= step => at,
-            _ => match self.counter.next_split(self.text, target) {
-                Some(at) if at > 0 && at < pos => at,
-                _ => before.unwrap_or(0),
-            },
+        let target = floor_char_boundary(self.text, target);
+        let lower = floor_char_boundary(self.text, target.saturating_sub(step));
+        if let Some(at) = self.split_back_in(lower, target + 1) {
+            return at;
         }
+        if let Some(at) = self.split_in(lower, target, pos) {
+            return at;
+        }
+        let reach = ceil_char_boundary(self.text, pos.saturating_sub(2 * giant(step)));
+        self.split_back_in(reach, target + 1).unwrap_or(reach)
     }
 
     /// The chunk `[start, end)` does not fit: walk its inner split points.
@@ -220,11 +264,7 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
         let text = self.text;
         let mut pos = start;
         loop {
-            let next = self
-                .counter
-                .next_split(text, pos + 1)
-                .filter(|&at| at < end)
-                .unwrap_or(end);
+            let next = self.split_in(pos, pos + 1, end).unwrap_or(end);
             let tokens = self.counter.count(&text[pos..next]);
             if used + tokens > budget {
                 let (fitted, tokens) = self.search(pos, next, budget - used);
@@ -246,11 +286,7 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
         let text = self.text;
         let mut pos = end;
         loop {
-            let next = self
-                .counter
-                .prev_split(text, pos)
-                .filter(|&at| at > start)
-                .unwrap_or(start);
+            let next = self.split_back_in(start, pos).unwrap_or(start);
             let tokens = self.counter.count(&text[next..pos]);
             if used + tokens > budget {
                 let (fitted, tokens) = self.search(next, pos, budget - used);

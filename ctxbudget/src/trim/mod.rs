@@ -513,6 +513,10 @@ where
         return trim_side(text, budget, counter, &head_options, Side::Head);
     };
     let head = trim_side(text, parts / 2, counter, &head_options, Side::Head);
+    if !head.cut {
+        // Soft mode: the first word is over, so the text comes back whole.
+        return unchanged(text, head.tokens, budget);
+    }
     let rest = &text[head.kept_range.end..];
     let mut tail_budget = parts - head.tokens;
     loop {
