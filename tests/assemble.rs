@@ -110,6 +110,24 @@ fn every_layer_is_fitted_and_the_prompt_fits() {
             .text()
             .ends_with("Step 29 reads a file and parses it.")
     );
+    // Every tool result in the rendered history follows its call.
+    let mut results = 0;
+    for line in history.text().lines() {
+        if let Some(rest) = line.strip_prefix("tool [") {
+            results += 1;
+            let id = &rest[..rest.find(']').unwrap()];
+            let call = format!(
+                "  -> read_file({{\"path\":\"src/step{}.rs\"}}) [{id}]",
+                &id[4..]
+            );
+            let at = history.text().find(line).unwrap();
+            assert!(
+                history.text()[..at].contains(&call),
+                "{id} without its call"
+            );
+        }
+    }
+    assert!(results > 0);
     let code = out.layer("code").unwrap();
     assert!(code.text().contains("\n[…]\n"));
     assert!(!out.layer("system").unwrap().cut());
@@ -250,8 +268,14 @@ fn separators_are_counted_when_reservations_are_full() {
     };
     let out = ctx.assemble(&counter).unwrap();
     assert_eq!(out.prompt.chars().count(), out.tokens);
-    assert!(out.tokens <= 20, "{}", out.tokens);
-    assert!(out.prompt.contains("\n\n"));
+    assert_eq!(out.tokens, 20);
+    // The two-token separator came out of the last cuttable layer.
+    assert_eq!(
+        out.prompt,
+        format!("{}\n\n{}", "a".repeat(10), "b".repeat(8))
+    );
+    assert_eq!(out.layer("b").unwrap().granted, 8);
+    assert_eq!(out.layer("a").unwrap().granted, 10);
 }
 
 /// Never-cut layers with separators that cannot fit: an error, not an overflow.
