@@ -436,6 +436,38 @@ proptest! {
         }
     }
 
+    /// A never-cut layer is refused exactly when its real count is over its
+    /// reservation, and the error carries that count and the excess.
+    #[test]
+    fn never_cut_layers_are_refused_exactly_when_over(start in 0usize..PROSE.len(), len in 0usize..2_000) {
+        let system = slice(PROSE, start, len);
+        let tokens = TIKTOKEN.count(&system);
+        let ctx = Rigid { a: system.clone(), b: String::new() };
+        let counter = &*TIKTOKEN;
+        // Rigid reserves 10 for `a`; scale the check with a counter of tokens / 10.
+        let tenth = |t: &str| counter.count(t).div_ceil(10);
+        let needed = tokens.div_ceil(10);
+        match ctx.assemble(&tenth) {
+            Ok(out) => {
+                prop_assert!(needed <= 10);
+                prop_assert_eq!(out.prompt, system);
+            }
+            Err(err) => {
+                prop_assert!(needed > 10);
+                prop_assert_eq!(
+                    err,
+                    AssembleError::LayerOverBudget {
+                        layer: "a".into(),
+                        tokens: needed,
+                        budget: 10,
+                        reservation: 10,
+                        over: needed - 10,
+                    }
+                );
+            }
+        }
+    }
+
     /// Growth never takes a layer past what it was given, and a smaller fixed layer
     /// never leaves the growing one less.
     #[test]
