@@ -803,7 +803,9 @@ impl AssembledLayer<'_> {
 ///
 /// For a derived context `Name`, `U` is the generated `NameUsage`. A growing layer
 /// may have spent more than its reservation: the telemetry then shows `spent` over
-/// `budget` for it, and `remaining` counts what the layers did not use.
+/// `budget` for it. The usage records what each layer's text costs; the separators
+/// belong to no layer, so they are in [`tokens`](Self::tokens) (the exact count of
+/// the prompt) but not in the usage's `total_spent`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Assembled<'a, U> {
