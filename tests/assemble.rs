@@ -484,3 +484,37 @@ proptest! {
         prop_assert!(b.layers[2].granted >= a.layers[2].granted);
     }
 }
+
+/// The seed's user layer "may consume any remaining headroom": never cut, but allowed
+/// past its reservation when the other layers leave room.
+#[derive(ContextLayers)]
+#[context(total = 100, output = 20)]
+struct Headroom {
+    #[budget(tokens = 30)]
+    memory: String,
+    #[budget(tokens = 20, policy = never, grow)]
+    user: String,
+}
+
+#[test]
+fn a_never_cut_growing_layer_uses_headroom_or_names_its_grant() {
+    let words = |t: &str| t.split_whitespace().count();
+    let ctx = Headroom {
+        memory: "m ".repeat(10),
+        user: "u ".repeat(50),
+    };
+    // limit 80, memory 10, one separator (0 words): 70 for the user.
+    let out = ctx.assemble(&words).unwrap();
+    assert_eq!(out.layer("user").unwrap().granted, 70);
+    assert_eq!(out.usage.user_spent(), 50);
+    let ctx = Headroom {
+        memory: "m ".repeat(30),
+        user: "u ".repeat(60),
+    };
+    let err = ctx.assemble(&words).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "layer `user` needs 60 tokens but was given 50 (10 over; it reserves 20); it is \
+         marked never to be cut: shorten it or raise its reservation"
+    );
+}

@@ -279,9 +279,9 @@ impl FitError {
 pub enum AssembleError {
     /// A layer marked never to be cut is over what it may use.
     #[error(
-        "layer `{layer}` needs {tokens} tokens but {} ({over} over); it is marked never to \
-         be cut: shorten it or raise its reservation",
-        given(*budget, *reservation)
+        "layer `{layer}` needs {tokens} tokens but {}; it is marked never to be cut: \
+         shorten it or raise its reservation",
+        given(*budget, *reservation, *over)
     )]
     LayerOverBudget {
         /// The layer's name.
@@ -326,11 +326,11 @@ pub enum AssembleError {
     Budget(#[from] BudgetError),
 }
 
-fn given(budget: usize, reservation: usize) -> String {
+fn given(budget: usize, reservation: usize, over: usize) -> String {
     if budget == reservation {
-        format!("reserves {reservation}")
+        format!("reserves {reservation} ({over} over)")
     } else {
-        format!("was given {budget} (reservation {reservation})")
+        format!("was given {budget} ({over} over; it reserves {reservation})")
     }
 }
 
