@@ -168,7 +168,9 @@ fn head_and_tail_keeps_both_ends_within_budget() {
 fn soft_head_and_tail_returns_an_unfitting_word_whole() {
     let bytes = |text: &str| text.len();
     let text = "Supercalifragilistic";
-    let options = TrimOptions::new().keep(Keep::HeadAndTail).with_hard_limit(false);
+    let options = TrimOptions::new()
+        .keep(Keep::HeadAndTail)
+        .with_hard_limit(false);
     let result = trim_with(text, 12, &bytes, &options);
     assert_eq!(result.kept, text);
     assert!(!result.cut && !result.fits());
@@ -290,7 +292,12 @@ fn pathological_inputs() {
                 let result = trim_with(text, budget, &counter, &TrimOptions::new().keep(keep));
                 check(text, budget, &counter, &result, keep);
             }
-            let both = trim_with(text, budget, &counter, &TrimOptions::new().keep(Keep::HeadAndTail));
+            let both = trim_with(
+                text,
+                budget,
+                &counter,
+                &TrimOptions::new().keep(Keep::HeadAndTail),
+            );
             assert!(both.tokens <= budget);
         }
     }
