@@ -108,6 +108,25 @@ fn keeps_the_requested_cut_when_backing_up_loses_more_than_half() {
 }
 
 #[test]
+fn crlf_endings_cut_like_lf_and_leave_no_stray_cr() {
+    let crlf = "# One\r\nalpha\r\nbeta\r\n# Two\r\ngamma\r\ndelta\r\nepsilon\r\n";
+    // 10 tokens = 40 chars request 6 lines (39 chars with their `\r\n`s), then back
+    // up to before `# Two`, as for `\n` endings.
+    let cut = truncate_at_section_boundary(crlf, 10);
+    assert_eq!(cut.rendered, "# One\r\nalpha\r\nbeta");
+    assert_eq!((cut.shown, cut.total, cut.truncated), (3, 7, true));
+
+    // One token per line: 4 lines and the note fit 5, then the cut backs up to 3.
+    let per_line = |t: &str| t.lines().count();
+    let out = disclose_within(crlf, 5, &per_line, "lines", "read it").unwrap();
+    assert_eq!(out.rendered, "# One\r\nalpha\r\nbeta");
+    assert_eq!(
+        out.text(),
+        "# One\r\nalpha\r\nbeta\n<truncated: showing 3 of 7 lines; full text: read it>"
+    );
+}
+
+#[test]
 fn blank_lines_after_a_heading_do_not_advance_the_boundary() {
     let lines = ["intro", "# Section", "", "", "body", "body", "body"];
     // A blank right after `# Section` would be at 2 or 3; the boundary stays at 1,
