@@ -253,6 +253,24 @@ fn counter_variant_fits_text_and_note_together_on_real_markdown() {
 }
 
 #[test]
+fn counter_variant_shows_every_line_when_only_the_final_newline_is_over() {
+    let bytes = |t: &str| t.len();
+    // 202 bytes; the two lines without the final `\n` are 201.
+    let text = format!("{}\n{}\n", "x".repeat(100), "y".repeat(100));
+    let out = disclose_within(&text, 201, &bytes, "lines", "read it").unwrap();
+    assert_eq!(out.rendered, &text[..201]);
+    assert_eq!((out.shown, out.total, out.truncated), (2, 2, false));
+    assert_eq!(out.trailer, "");
+    assert_eq!(out.tokens, 201);
+    // Even when the note alone would not fit, the lines without the ending do.
+    let out = disclose_within("tiny\n", 4, &bytes, "lines", "read it").unwrap();
+    assert_eq!((out.rendered, out.shown, out.truncated), ("tiny", 1, false));
+    // With CRLF endings the whole "\r\n" is left off.
+    let out = disclose_within("ab\r\ncd\r\n", 6, &bytes, "lines", "read it").unwrap();
+    assert_eq!((out.rendered, out.shown, out.total), ("ab\r\ncd", 2, 2));
+}
+
+#[test]
 fn counter_variant_errors() {
     let err = disclose_within(FIXTURE, 3, &CharEstimate, "lines", "read DESIGN.md").unwrap_err();
     let note = "<truncated: showing 0 of 656 lines; full text: read DESIGN.md>";
@@ -393,10 +411,14 @@ proptest! {
                     let fits = |k: usize| {
                         let note = disclosure_trailer(k, all.len(), "lines", "read it").unwrap();
                         let shown = all[..k].join("\n");
-                        let joined = if k == 0 { note } else { format!("{shown}\n{note}") };
+                        let joined = match (k, note.is_empty()) {
+                            (0, _) => note,
+                            (_, true) => shown,
+                            _ => format!("{shown}\n{note}"),
+                        };
                         counter.count(&joined) <= budget
                     };
-                    let best = (0..all.len()).rev().find(|&k| fits(k)).unwrap();
+                    let best = (0..=all.len()).rev().find(|&k| fits(k)).unwrap();
                     prop_assert_eq!(out.shown, heading_boundary_keep_count(&all, best));
                 }
             }

@@ -351,7 +351,9 @@ fn join(rendered: &str, trailer: &str) -> String {
 /// section boundary exactly as in [`heading_boundary_keep_count`]. Each candidate is
 /// checked with the counter before it is returned, so even a counter that breaks that
 /// assumption cannot make the result exceed the budget. Text whose whole count fits
-/// is returned unchanged with an empty note.
+/// is returned unchanged with an empty note; text that fits once its final line
+/// ending is left off shows every line without that ending, with an empty note
+/// (`truncated == false`: no line was omitted).
 ///
 /// # Errors
 ///
@@ -407,6 +409,10 @@ pub fn disclose_within<'a, C: TokenCounter + ?Sized>(
                 tokens,
             }))
     };
+    // Every line, without the final line ending: no note is needed.
+    if let Some(all) = attempt(total)? {
+        return Ok(all);
+    }
     let Some(mut best) = attempt(0)? else {
         let needed = counter.count(&join("", &disclosure_trailer(0, total, unit, recovery)?));
         return Err(DisclosureError::BudgetTooSmall {
@@ -415,8 +421,7 @@ pub fn disclose_within<'a, C: TokenCounter + ?Sized>(
             over: needed.saturating_sub(budget_tokens),
         });
     };
-    // Largest k in 0..total that fits (k == total was ruled out above: showing every
-    // line of a text that does not fit is not attempted).
+    // Largest k in 0..total that fits (k == total was ruled out above).
     let (mut lo, mut hi) = (0usize, total.saturating_sub(1));
     while lo < hi {
         let mid = lo + (hi - lo).div_ceil(2);
