@@ -9,16 +9,16 @@
 //! The definitions of a line and of a section boundary are on
 //! [`truncate_at_section_boundary`].
 
-use thiserror::Error;
-
 use std::ops::Range;
 
-use crate::TokenCounter;
+use thiserror::Error;
+
+use crate::{CharEstimate, TokenCounter};
 
 /// Seed 003's estimate: `ceil(chars / 4)` tokens; an absent or empty text costs 0.
 ///
-/// The same number as [`CharEstimate`](crate::CharEstimate), taking an optional text
-/// as the seed's `disclosure_token_estimate(text: string?)` does.
+/// [`CharEstimate::estimate`], taking an optional text as the seed's
+/// `disclosure_token_estimate(text: string?)` does.
 ///
 /// ```
 /// use ctxbudget::estimate;
@@ -29,7 +29,7 @@ use crate::TokenCounter;
 /// assert_eq!(estimate(Some("abcde")), 2);
 /// ```
 pub fn estimate<'a>(text: impl Into<Option<&'a str>>) -> usize {
-    text.into().map_or(0, |t| t.chars().count().div_ceil(4))
+    text.into().map_or(0, CharEstimate::estimate)
 }
 
 /// The result of [`truncate_at_section_boundary`]: a prefix of the input and line
