@@ -523,9 +523,10 @@ mod serde_impl {
                 return Err(self.negative(v));
             }
             // `usize::MAX as f64` rounds up to 2^64 (or 2^32): every float at or
-            // above it is too large (JSON reads integers past u64 as floats).
+            // above it, infinity included, is too large (JSON reads integers past u64
+            // as floats). NaN is not, and falls through to "a whole number".
             #[allow(clippy::cast_precision_loss)]
-            if !v.is_finite() || v >= usize::MAX as f64 {
+            if v >= usize::MAX as f64 {
                 return Err(self.too_large(v));
             }
             if v.fract() == 0.0 {
