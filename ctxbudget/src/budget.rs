@@ -497,7 +497,7 @@ mod serde_impl {
         }
 
         fn visit_u64<E: de::Error>(self, v: u64) -> Result<usize, E> {
-            usize::try_from(v).map_err(|_| self.too_large(v))
+            self.visit_u128(v.into())
         }
 
         fn visit_u128<E: de::Error>(self, v: u128) -> Result<usize, E> {
@@ -505,10 +505,7 @@ mod serde_impl {
         }
 
         fn visit_i64<E: de::Error>(self, v: i64) -> Result<usize, E> {
-            if v < 0 {
-                return Err(self.negative(v));
-            }
-            usize::try_from(v).map_err(|_| self.too_large(v))
+            self.visit_i128(v.into())
         }
 
         fn visit_i128<E: de::Error>(self, v: i128) -> Result<usize, E> {
