@@ -155,6 +155,10 @@ fn headings_inside_code_fences_are_not_boundaries() {
     // After the fence closes, boundaries count again.
     let lines = ["# Real", "```", "# c", "```", "", "x", "y"];
     assert_eq!(heading_boundary_keep_count(&lines, 6), 4);
+    // A blank before the fence is a boundary, used only when it keeps half.
+    let lines = ["intro", "", "```", "", "code", "```", "after"];
+    assert_eq!(heading_boundary_keep_count(&lines, 6), 6);
+    assert_eq!(heading_boundary_keep_count(&lines, 2), 1);
 }
 
 #[test]

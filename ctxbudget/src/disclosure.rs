@@ -475,22 +475,4 @@ mod tests {
         assert_eq!(requested_lines(text, &spans, 1), 1);
         assert_eq!(requested_lines(text, &spans, 2), 2);
     }
-
-    #[test]
-    fn fences_hide_boundaries() {
-        let lines = [
-            "intro",
-            "```",
-            "# not a heading",
-            "",
-            "code",
-            "```",
-            "after",
-        ];
-        assert_eq!(heading_boundary_keep_count(&lines, 5), 5);
-        let lines = ["intro", "", "```", "", "code", "```", "after"];
-        // The blank at 1 is a boundary but keeps less than half of 6.
-        assert_eq!(heading_boundary_keep_count(&lines, 6), 6);
-        assert_eq!(heading_boundary_keep_count(&lines, 2), 1);
-    }
 }
