@@ -392,6 +392,23 @@ proptest! {
     }
 
     #[test]
+    fn crlf_text_cuts_like_its_lf_twin(text in markdown(), budget in 0usize..120) {
+        // Words ignore line endings, so both texts cost the same and cut the same.
+        let words = |t: &str| t.split_whitespace().count();
+        let crlf = text.replace('\n', "\r\n");
+        let lf = disclose_within(&text, budget, &words, "lines", "read it");
+        let cr = disclose_within(&crlf, budget, &words, "lines", "read it");
+        match (lf, cr) {
+            (Ok(lf), Ok(cr)) => {
+                prop_assert_eq!((lf.shown, lf.total, lf.truncated), (cr.shown, cr.total, cr.truncated));
+                prop_assert_eq!(lf.rendered.replace('\n', "\r\n"), cr.rendered);
+                prop_assert_eq!(lf.trailer, cr.trailer);
+            }
+            (lf, cr) => prop_assert_eq!(lf.err(), cr.err()),
+        }
+    }
+
+    #[test]
     fn counter_variant_fits_with_its_note(
         text in markdown(),
         budget in 0usize..200,
