@@ -36,8 +36,8 @@ pub mod __private;
 
 pub use budget::{ContextBudget, ContextUsage};
 pub use chat::{
-    ChatBudget, ChatElement, ChatFormat, ChatMessage, ChatStrategy, ChatTrimError, ChatTrimmer,
-    DropReason, DroppedMessage, IntoSeqs, Message, Role, ToolCall, ToolCallRef, TrimContext,
+    ChatElement, ChatFormat, ChatMessage, ChatStrategy, ChatTrimError, ChatTrimmer, DropReason,
+    DroppedMessage, HistoryBudget, IntoSeqs, Message, Role, ToolCall, ToolCallRef, TrimContext,
     TrimmedChat,
 };
 pub use count::{CharEstimate, TokenCounter};
