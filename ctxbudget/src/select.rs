@@ -682,11 +682,11 @@ where
         return None;
     }
     let trimmed = trim_with(text, budget, counter, &options.trim);
-    if trimmed.kept.trim().is_empty() {
+    // Soft mode (no hard limit) may hand the whole chunk back over the budget.
+    if !trimmed.cut || !trimmed.fits() || trimmed.kept.trim().is_empty() {
         return None;
     }
-    // A cut that keeps everything cannot happen (the chunk did not fit), but a
-    // counter need not be monotone: call it a word cut then.
+    // A cut always has a boundary; a word cut, should it ever lack one.
     let boundary = trimmed.boundary.unwrap_or(Boundary::Word);
     Some((trimmed.kept, trimmed.tokens, boundary))
 }
@@ -861,6 +861,24 @@ mod tests {
         let selection = select(&chunks, 3, &counter, &options);
         assert_eq!(selection.text(), "aaaa");
         assert_eq!(selection.tokens, 1);
+    }
+
+    #[test]
+    fn soft_trim_options_never_keep_a_chunk_over_budget() {
+        let chunks = [("Supercalifragilisticexpialidocious indeed", 1.0)];
+        let options = SelectOptions::new()
+            .with_min_partial(0)
+            .with_marker("")
+            .with_trim_options(TrimOptions::new().with_hard_limit(false));
+        let selection = select(&chunks, 3, &CharEstimate, &options);
+        assert!(selection.is_empty(), "{selection:?}");
+        let hard = select(
+            &chunks,
+            3,
+            &CharEstimate,
+            &options.with_trim_options(TrimOptions::new()),
+        );
+        assert_eq!(hard.text(), "Supercalifra");
     }
 
     #[test]
