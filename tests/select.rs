@@ -409,6 +409,37 @@ fn owned_chunks_and_key_closures_select_the_same() {
     );
 }
 
+/// The example of `docs/README-select.md`, verbatim.
+#[test]
+fn readme_example() {
+    use ctxbudget::{Boundary, SelectOptions, TokenCounter, select};
+
+    let words = |t: &str| t.split_whitespace().count();
+    let chunks = [
+        ("Treaties may reduce withholding on scholarships.", 0.65),
+        (
+            "Form 8843 is filed by every nonresident alien. It is due in June.",
+            0.91,
+        ),
+        ("F-1 students are exempt from FICA on campus wages.", 0.85),
+    ];
+    let options = SelectOptions::new().with_min_partial(3);
+    let selection = select(&chunks, 27, &words, &options);
+    assert_eq!(
+        selection.text(),
+        "Form 8843 is filed by every nonresident alien. It is due in June.\n\n\
+         F-1 students are exempt from FICA on campus wages.\n\n\
+         Treaties may reduce withholding …",
+    );
+    assert!(selection.tokens == 27 && selection.tokens == words.count(&selection.text()));
+    assert_eq!(selection.chunks[2].cut, Some(Boundary::Word));
+    let stats = selection.stats();
+    assert_eq!(
+        (stats.given, stats.used, stats.dropped, stats.cut),
+        (3, 3, 0, 1)
+    );
+}
+
 fn score() -> impl Strategy<Value = f64> {
     prop_oneof![
         Just(f64::NAN),
