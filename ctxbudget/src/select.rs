@@ -485,7 +485,7 @@ impl<'a> Selection<'a> {
         SelectStats {
             given: self.given,
             used: self.chunks.len(),
-            dropped: self.given - self.chunks.len(),
+            dropped: self.given.saturating_sub(self.chunks.len()),
             cut: self.chunks.iter().filter(|c| c.is_cut()).count(),
             tokens: self.tokens,
             budget: self.budget,
@@ -496,7 +496,9 @@ impl<'a> Selection<'a> {
     pub fn dropped(&self) -> Vec<usize> {
         let mut chosen = vec![false; self.given];
         for chunk in &self.chunks {
-            chosen[chunk.index] = true;
+            if let Some(slot) = chosen.get_mut(chunk.index) {
+                *slot = true;
+            }
         }
         (0..self.given).filter(|&i| !chosen[i]).collect()
     }
