@@ -1,9 +1,9 @@
-//! Selecting from 1,000 ranked chunks of real prose (about 100-300 o200k tokens
+//! Selecting from 1,000 ranked chunks of real prose (100-300 o200k tokens
 //! each) under 4k and 32k budgets, against counting every chunk once.
 //!
 //! Run with `cargo bench --bench select`. The chunks are paragraphs of the benchmark
 //! corpus (`../shared/corpus/prose.txt`) when it is there, else of the shipped prose
-//! fixture (repeated), merged to at least 700 bytes each.
+//! fixture (repeated), merged to at least 700 bytes each, of 100-300 tokens.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -57,23 +57,31 @@ fn score(index: usize) -> f64 {
 fn bench(c: &mut Criterion) {
     let bpe = Tiktoken::o200k_base();
     let text = corpus_or_fixture("prose.txt");
-    let ranked: Vec<(&str, f64)> = chunks(&text)
+    // Keep the chunks of 100..=300 tokens, cycling through them up to `CHUNKS`.
+    let sized: Vec<&str> = chunks(&text)
         .into_iter()
+        .filter(|t| (100..=300).contains(&bpe.count(t)))
+        .collect();
+    let ranked: Vec<(&str, f64)> = sized
+        .iter()
+        .copied()
+        .cycle()
+        .take(CHUNKS)
         .enumerate()
         .map(|(i, t)| (t, score(i)))
         .collect();
-    let sizes: Vec<usize> = ranked.iter().map(|(t, _)| bpe.count(t)).collect();
+    let counts: Vec<usize> = ranked.iter().map(|(t, _)| bpe.count(t)).collect();
     eprintln!(
         "{} chunks, {}..={} tokens each (median {}), {} in all",
         ranked.len(),
-        sizes.iter().min().unwrap_or(&0),
-        sizes.iter().max().unwrap_or(&0),
+        counts.iter().min().unwrap_or(&0),
+        counts.iter().max().unwrap_or(&0),
         {
-            let mut sorted = sizes.clone();
+            let mut sorted = counts.clone();
             sorted.sort_unstable();
             sorted[sorted.len() / 2]
         },
-        sizes.iter().sum::<usize>(),
+        counts.iter().sum::<usize>(),
     );
     let options = SelectOptions::new();
     for budget in [4_096, 32_768] {
