@@ -17,6 +17,9 @@
 //! 5. **Chat history** — [`ChatTrimmer`] drops whole messages from a chat (oldest
 //!    first, after an `on_trim` hook sees a [`TrimContext`]) and never leaves a tool
 //!    result without its tool call or a call without its results.
+//! 6. **Select** — [`select`] keeps the best-scored retrieval chunks that fit a
+//!    budget, cuts the next one at a boundary to fill the rest, and counts the
+//!    joined text so separators and the cut marker stay within the budget too.
 
 mod budget;
 mod chat;
@@ -24,6 +27,7 @@ mod count;
 mod disclosure;
 mod error;
 mod layers;
+mod select;
 #[cfg(feature = "serde")]
 mod telemetry;
 #[cfg(feature = "tiktoken")]
@@ -48,6 +52,10 @@ pub use disclosure::{
 };
 pub use error::BudgetError;
 pub use layers::{ContextLayers, LayerSpec, TypedUsage};
+pub use select::{
+    Chosen, RankedChunk, RankedChunks, RankedText, SelectOptions, SelectStats, Selection, select,
+    select_by,
+};
 #[cfg(feature = "serde")]
 pub use telemetry::UsageLog;
 #[cfg(feature = "tiktoken")]
