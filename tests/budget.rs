@@ -238,6 +238,22 @@ fn bad_numbers_name_the_field() {
     );
     let message = toml_error("total = 100.5\n");
     assert!(message.contains("`total` is 100.5"), "{message}");
+    // TOML has NaN and infinities: NaN is not a whole number, infinity is too large.
+    let message = toml_error("total = nan\n");
+    assert!(
+        message.contains("`total` is NaN: a token count must be a whole number"),
+        "{message}"
+    );
+    let message = toml_error("total = inf\n");
+    assert!(
+        message.contains("`total` is inf: a token count must be at most"),
+        "{message}"
+    );
+    let message = toml_error("total = -inf\n");
+    assert!(
+        message.contains("`total` is -inf: a token count cannot be negative"),
+        "{message}"
+    );
 }
 
 /// A budget of up to six layers whose reservations fit the total.

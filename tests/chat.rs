@@ -655,3 +655,20 @@ fn histories_of_pointers_trim_like_histories_of_messages() {
     let borrowed: Vec<&Message> = history.iter().collect();
     assert_eq!(seqs(&trimmer.trim(&borrowed).unwrap()), expected);
 }
+
+/// A range past the end of the history is cut to the history, not walked seq by
+/// seq (which would take about 2^64 steps).
+#[test]
+fn removing_an_open_ended_range_is_immediate() {
+    let history: Vec<Message> = (0..6)
+        .map(|i| Message::user(format!("question {i}")))
+        .collect();
+    let trimmed = ChatTrimmer::new(CharEstimate, 10_000)
+        .trim_with(&history, |ctx| {
+            ctx.remove(3..usize::MAX).remove(1..=1).remove(usize::MAX);
+        })
+        .unwrap();
+    let kept: Vec<usize> = trimmed.elements().iter().map(|e| e.seq).collect();
+    // The latest user message is protected only from the policy, not from the hook.
+    assert_eq!(kept, [0, 2]);
+}

@@ -108,6 +108,25 @@ fn keeps_the_requested_cut_when_backing_up_loses_more_than_half() {
 }
 
 #[test]
+fn crlf_endings_cut_like_lf_and_leave_no_stray_cr() {
+    let crlf = "# One\r\nalpha\r\nbeta\r\n# Two\r\ngamma\r\ndelta\r\nepsilon\r\n";
+    // 10 tokens = 40 chars request 6 lines (39 chars with their `\r\n`s), then back
+    // up to before `# Two`, as for `\n` endings.
+    let cut = truncate_at_section_boundary(crlf, 10);
+    assert_eq!(cut.rendered, "# One\r\nalpha\r\nbeta");
+    assert_eq!((cut.shown, cut.total, cut.truncated), (3, 7, true));
+
+    // One token per line: 4 lines and the note fit 5, then the cut backs up to 3.
+    let per_line = |t: &str| t.lines().count();
+    let out = disclose_within(crlf, 5, &per_line, "lines", "read it").unwrap();
+    assert_eq!(out.rendered, "# One\r\nalpha\r\nbeta");
+    assert_eq!(
+        out.text(),
+        "# One\r\nalpha\r\nbeta\n<truncated: showing 3 of 7 lines; full text: read it>"
+    );
+}
+
+#[test]
 fn blank_lines_after_a_heading_do_not_advance_the_boundary() {
     let lines = ["intro", "# Section", "", "", "body", "body", "body"];
     // A blank right after `# Section` would be at 2 or 3; the boundary stays at 1,
@@ -136,6 +155,10 @@ fn headings_inside_code_fences_are_not_boundaries() {
     // After the fence closes, boundaries count again.
     let lines = ["# Real", "```", "# c", "```", "", "x", "y"];
     assert_eq!(heading_boundary_keep_count(&lines, 6), 4);
+    // A blank before the fence is a boundary, used only when it keeps half.
+    let lines = ["intro", "", "```", "", "code", "```", "after"];
+    assert_eq!(heading_boundary_keep_count(&lines, 6), 6);
+    assert_eq!(heading_boundary_keep_count(&lines, 2), 1);
 }
 
 #[test]
@@ -231,6 +254,24 @@ fn counter_variant_fits_text_and_note_together_on_real_markdown() {
     assert_eq!(whole.rendered, FIXTURE);
     assert_eq!(whole.trailer, "");
     assert!(!whole.truncated);
+}
+
+#[test]
+fn counter_variant_shows_every_line_when_only_the_final_newline_is_over() {
+    let bytes = |t: &str| t.len();
+    // 202 bytes; the two lines without the final `\n` are 201.
+    let text = format!("{}\n{}\n", "x".repeat(100), "y".repeat(100));
+    let out = disclose_within(&text, 201, &bytes, "lines", "read it").unwrap();
+    assert_eq!(out.rendered, &text[..201]);
+    assert_eq!((out.shown, out.total, out.truncated), (2, 2, false));
+    assert_eq!(out.trailer, "");
+    assert_eq!(out.tokens, 201);
+    // Even when the note alone would not fit, the lines without the ending do.
+    let out = disclose_within("tiny\n", 4, &bytes, "lines", "read it").unwrap();
+    assert_eq!((out.rendered, out.shown, out.truncated), ("tiny", 1, false));
+    // With CRLF endings the whole "\r\n" is left off.
+    let out = disclose_within("ab\r\ncd\r\n", 6, &bytes, "lines", "read it").unwrap();
+    assert_eq!((out.rendered, out.shown, out.total), ("ab\r\ncd", 2, 2));
 }
 
 #[test]
@@ -351,6 +392,23 @@ proptest! {
     }
 
     #[test]
+    fn crlf_text_cuts_like_its_lf_twin(text in markdown(), budget in 0usize..120) {
+        // Words ignore line endings, so both texts cost the same and cut the same.
+        let words = |t: &str| t.split_whitespace().count();
+        let crlf = text.replace('\n', "\r\n");
+        let lf = disclose_within(&text, budget, &words, "lines", "read it");
+        let cr = disclose_within(&crlf, budget, &words, "lines", "read it");
+        match (lf, cr) {
+            (Ok(lf), Ok(cr)) => {
+                prop_assert_eq!((lf.shown, lf.total, lf.truncated), (cr.shown, cr.total, cr.truncated));
+                prop_assert_eq!(lf.rendered.replace('\n', "\r\n"), cr.rendered);
+                prop_assert_eq!(lf.trailer, cr.trailer);
+            }
+            (lf, cr) => prop_assert_eq!(lf.err(), cr.err()),
+        }
+    }
+
+    #[test]
     fn counter_variant_fits_with_its_note(
         text in markdown(),
         budget in 0usize..200,
@@ -374,10 +432,14 @@ proptest! {
                     let fits = |k: usize| {
                         let note = disclosure_trailer(k, all.len(), "lines", "read it").unwrap();
                         let shown = all[..k].join("\n");
-                        let joined = if k == 0 { note } else { format!("{shown}\n{note}") };
+                        let joined = match (k, note.is_empty()) {
+                            (0, _) => note,
+                            (_, true) => shown,
+                            _ => format!("{shown}\n{note}"),
+                        };
                         counter.count(&joined) <= budget
                     };
-                    let best = (0..all.len()).rev().find(|&k| fits(k)).unwrap();
+                    let best = (0..=all.len()).rev().find(|&k| fits(k)).unwrap();
                     prop_assert_eq!(out.shown, heading_boundary_keep_count(&all, best));
                 }
             }

@@ -497,7 +497,7 @@ mod serde_impl {
         }
 
         fn visit_u64<E: de::Error>(self, v: u64) -> Result<usize, E> {
-            usize::try_from(v).map_err(|_| self.too_large(v))
+            self.visit_u128(v.into())
         }
 
         fn visit_u128<E: de::Error>(self, v: u128) -> Result<usize, E> {
@@ -505,10 +505,7 @@ mod serde_impl {
         }
 
         fn visit_i64<E: de::Error>(self, v: i64) -> Result<usize, E> {
-            if v < 0 {
-                return Err(self.negative(v));
-            }
-            usize::try_from(v).map_err(|_| self.too_large(v))
+            self.visit_i128(v.into())
         }
 
         fn visit_i128<E: de::Error>(self, v: i128) -> Result<usize, E> {
@@ -523,9 +520,10 @@ mod serde_impl {
                 return Err(self.negative(v));
             }
             // `usize::MAX as f64` rounds up to 2^64 (or 2^32): every float at or
-            // above it is too large (JSON reads integers past u64 as floats).
+            // above it, infinity included, is too large (JSON reads integers past u64
+            // as floats). NaN is not, and falls through to "a whole number".
             #[allow(clippy::cast_precision_loss)]
-            if !v.is_finite() || v >= usize::MAX as f64 {
+            if v >= usize::MAX as f64 {
                 return Err(self.too_large(v));
             }
             if v.fract() == 0.0 {

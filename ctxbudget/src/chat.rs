@@ -426,12 +426,12 @@ impl ChatFormat {
 /// The budget a [`TrimContext`] reports: the limit for the whole request, of which
 /// the chat format's reply priming is reserved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ChatBudget {
+pub struct HistoryBudget {
     limit: usize,
     reserved: usize,
 }
 
-impl ChatBudget {
+impl HistoryBudget {
     /// A budget of `limit` tokens for the whole request, nothing reserved.
     pub const fn new(limit: usize) -> Self {
         Self { limit, reserved: 0 }
@@ -458,9 +458,9 @@ impl ChatBudget {
     /// `limit - reserved - used`, or 0 when that would be negative.
     ///
     /// ```
-    /// use ctxbudget::ChatBudget;
+    /// use ctxbudget::HistoryBudget;
     ///
-    /// let budget = ChatBudget::new(100).with_reserved(3);
+    /// let budget = HistoryBudget::new(100).with_reserved(3);
     /// assert_eq!(budget.available(0), 97);
     /// assert_eq!(budget.available(90), 7);
     /// assert_eq!(budget.available(1_000), 0);
@@ -497,49 +497,51 @@ impl<M> Copy for ChatElement<'_, M> {}
 /// Seq numbers for [`TrimContext::remove`]: one `usize`, or a slice, array, `Vec`
 /// or range of them.
 pub trait IntoSeqs {
-    /// The seqs.
-    fn into_seqs(self) -> impl Iterator<Item = usize>;
+    /// The seqs, of a history of `len` messages: seqs at or past `len` are unknown
+    /// and may be left out (a range such as `3..usize::MAX` is cut to `3..len`).
+    fn into_seqs(self, len: usize) -> impl Iterator<Item = usize>;
 }
 
 impl IntoSeqs for usize {
-    fn into_seqs(self) -> impl Iterator<Item = usize> {
+    fn into_seqs(self, _len: usize) -> impl Iterator<Item = usize> {
         std::iter::once(self)
     }
 }
 
 impl IntoSeqs for &[usize] {
-    fn into_seqs(self) -> impl Iterator<Item = usize> {
+    fn into_seqs(self, _len: usize) -> impl Iterator<Item = usize> {
         self.iter().copied()
     }
 }
 
 impl<const N: usize> IntoSeqs for [usize; N] {
-    fn into_seqs(self) -> impl Iterator<Item = usize> {
+    fn into_seqs(self, _len: usize) -> impl Iterator<Item = usize> {
         self.into_iter()
     }
 }
 
 impl IntoSeqs for Vec<usize> {
-    fn into_seqs(self) -> impl Iterator<Item = usize> {
+    fn into_seqs(self, _len: usize) -> impl Iterator<Item = usize> {
         self.into_iter()
     }
 }
 
 impl IntoSeqs for &Vec<usize> {
-    fn into_seqs(self) -> impl Iterator<Item = usize> {
+    fn into_seqs(self, _len: usize) -> impl Iterator<Item = usize> {
         self.iter().copied()
     }
 }
 
 impl IntoSeqs for std::ops::Range<usize> {
-    fn into_seqs(self) -> impl Iterator<Item = usize> {
-        self
+    fn into_seqs(self, len: usize) -> impl Iterator<Item = usize> {
+        self.start.min(len)..self.end.min(len)
     }
 }
 
 impl IntoSeqs for std::ops::RangeInclusive<usize> {
-    fn into_seqs(self) -> impl Iterator<Item = usize> {
-        self
+    fn into_seqs(self, len: usize) -> impl Iterator<Item = usize> {
+        let (start, end) = self.into_inner();
+        start.min(len)..end.saturating_add(1).min(len)
     }
 }
 
@@ -570,11 +572,11 @@ pub struct TrimContext<'m, M> {
     elements: Vec<ChatElement<'m, M>>,
     removed: Vec<bool>,
     total_tokens: usize,
-    budget: ChatBudget,
+    budget: HistoryBudget,
 }
 
 impl<'m, M> TrimContext<'m, M> {
-    fn new(elements: Vec<ChatElement<'m, M>>, budget: ChatBudget) -> Self {
+    fn new(elements: Vec<ChatElement<'m, M>>, budget: HistoryBudget) -> Self {
         let total_tokens = sum_tokens(&elements);
         Self {
             removed: vec![false; elements.len()],
@@ -585,8 +587,8 @@ impl<'m, M> TrimContext<'m, M> {
     }
 
     /// The budget of this trim; compare [`total_tokens`](TrimContext::total_tokens)
-    /// with [`available(0)`](ChatBudget::available).
-    pub fn budget(&self) -> ChatBudget {
+    /// with [`available(0)`](HistoryBudget::available).
+    pub fn budget(&self) -> HistoryBudget {
         self.budget
     }
 
@@ -615,7 +617,7 @@ impl<'m, M> TrimContext<'m, M> {
     /// or already removed are ignored.
     pub fn remove(&mut self, seqs: impl IntoSeqs) -> &mut Self {
         let mut changed = false;
-        for seq in seqs.into_seqs() {
+        for seq in seqs.into_seqs(self.removed.len()) {
             if let Some(flag) = self.removed.get_mut(seq) {
                 changed |= !*flag;
                 *flag = true;
@@ -693,7 +695,7 @@ pub struct TrimmedChat<'m, M> {
     kept: Vec<ChatElement<'m, M>>,
     dropped: Vec<DroppedMessage>,
     tokens: usize,
-    budget: ChatBudget,
+    budget: HistoryBudget,
 }
 
 impl<'m, M> TrimmedChat<'m, M> {
@@ -719,7 +721,7 @@ impl<'m, M> TrimmedChat<'m, M> {
     }
 
     /// The budget that was applied.
-    pub fn budget(&self) -> ChatBudget {
+    pub fn budget(&self) -> HistoryBudget {
         self.budget
     }
 }
@@ -848,8 +850,8 @@ impl<C: TokenCounter> ChatTrimmer<C> {
     }
 
     /// The budget: the limit, with the format's reply priming reserved.
-    pub fn budget(&self) -> ChatBudget {
-        ChatBudget::new(self.limit).with_reserved(self.format.reply_priming())
+    pub fn budget(&self) -> HistoryBudget {
+        HistoryBudget::new(self.limit).with_reserved(self.format.reply_priming())
     }
 
     /// The counter.

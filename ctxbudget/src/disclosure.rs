@@ -9,14 +9,16 @@
 //! The definitions of a line and of a section boundary are on
 //! [`truncate_at_section_boundary`].
 
+use std::ops::Range;
+
 use thiserror::Error;
 
-use crate::TokenCounter;
+use crate::{CharEstimate, TokenCounter};
 
 /// Seed 003's estimate: `ceil(chars / 4)` tokens; an absent or empty text costs 0.
 ///
-/// The same number as [`CharEstimate`](crate::CharEstimate), taking an optional text
-/// as the seed's `disclosure_token_estimate(text: string?)` does.
+/// [`CharEstimate::estimate`], taking an optional text as the seed's
+/// `disclosure_token_estimate(text: string?)` does.
 ///
 /// ```
 /// use ctxbudget::estimate;
@@ -27,15 +29,15 @@ use crate::TokenCounter;
 /// assert_eq!(estimate(Some("abcde")), 2);
 /// ```
 pub fn estimate<'a>(text: impl Into<Option<&'a str>>) -> usize {
-    text.into().map_or(0, |t| t.chars().count().div_ceil(4))
+    text.into().map_or(0, CharEstimate::estimate)
 }
 
 /// The result of [`truncate_at_section_boundary`]: a prefix of the input and line
 /// counts (see [`truncate_at_section_boundary`] for what a line is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Truncation<'a> {
-    /// The kept text, a prefix of the input. When lines were dropped it ends at the
-    /// end of the last kept line, without that line's `'\n'`.
+    /// The kept text, a prefix of the input. Unless it is the whole input, it ends
+    /// with the last kept line's content, without that line's `'\n'` or `"\r\n"`.
     pub rendered: &'a str,
     /// How many lines `rendered` holds.
     pub shown: usize,
@@ -45,21 +47,27 @@ pub struct Truncation<'a> {
     pub truncated: bool,
 }
 
-/// The lines of `text` as defined on [`truncate_at_section_boundary`], with the byte offset
-/// where each line's content ends.
-fn line_ends(text: &str) -> Vec<usize> {
-    let mut ends: Vec<usize> = text.match_indices('\n').map(|(i, _)| i).collect();
-    if !text.is_empty() && !text.ends_with('\n') {
-        ends.push(text.len());
-    }
-    ends
+/// The lines of `text` as defined on [`truncate_at_section_boundary`]: the byte range
+/// of each line's content, without the `'\n'` or `"\r\n"` that ends it.
+fn line_spans(text: &str) -> Vec<Range<usize>> {
+    let mut start = 0;
+    text.split_inclusive('\n')
+        .map(|piece| {
+            let line = piece
+                .strip_suffix('\n')
+                .map_or(piece, |line| line.strip_suffix('\r').unwrap_or(line));
+            let span = start..start + line.len();
+            start += piece.len();
+            span
+        })
+        .collect()
 }
 
 /// The text of `text` up to the end of line `keep` (1-based count), without that
-/// line's newline; `""` for `keep == 0`.
-fn prefix_of_lines<'a>(text: &'a str, ends: &[usize], keep: usize) -> &'a str {
-    match keep.checked_sub(1).and_then(|i| ends.get(i)) {
-        Some(&end) => &text[..end],
+/// line's ending; `""` for `keep == 0`.
+fn prefix_of_lines<'a>(text: &'a str, spans: &[Range<usize>], keep: usize) -> &'a str {
+    match keep.checked_sub(1).and_then(|i| spans.get(i)) {
+        Some(span) => &text[..span.end],
         None => "",
     }
 }
@@ -72,8 +80,9 @@ fn prefix_of_lines<'a>(text: &'a str, ends: &[usize], keep: usize) -> &'a str {
 /// The disclosure functions count *lines*: the pieces of the text between `'\n'`
 /// characters. A final `'\n'` ends the last line and does not start a new, empty one,
 /// so `"a\nb\n"` has two lines and `"a\n\nb"` has three (empty lines count). The empty
-/// text has no lines. A `'\r'` before the `'\n'` stays part of its line (it is
-/// whitespace, so it does not change whether a line is blank or a heading).
+/// text has no lines. A `'\r'` right before a `'\n'` is part of the line ending, not of
+/// the line, so text with `"\r\n"` endings is cut the same way and the kept text never
+/// ends with a stray `'\r'`.
 ///
 /// # Section boundaries
 ///
@@ -87,7 +96,7 @@ fn prefix_of_lines<'a>(text: &'a str, ends: &[usize], keep: usize) -> &'a str {
 /// # The requested lines
 ///
 /// The budget *requests* the largest number `k` of leading lines whose text — the
-/// first `k` lines joined with their `'\n'` separators, exactly as they would be
+/// first `k` lines with the line endings between them, exactly as they would be
 /// rendered — has an [`estimate`] of at most `budget_tokens`. Because the estimate of a
 /// prefix never shrinks as the prefix grows, this is also the number of leading lines
 /// whose cumulative estimate fits. A zero budget requests no lines.
@@ -117,8 +126,8 @@ fn prefix_of_lines<'a>(text: &'a str, ends: &[usize], keep: usize) -> &'a str {
 /// assert_eq!(truncate_at_section_boundary(text, 100).rendered, text);
 /// ```
 pub fn truncate_at_section_boundary(text: &str, budget_tokens: usize) -> Truncation<'_> {
-    let ends = line_ends(text);
-    let total = ends.len();
+    let spans = line_spans(text);
+    let total = spans.len();
     if estimate(text) <= budget_tokens {
         return Truncation {
             rendered: text,
@@ -130,48 +139,38 @@ pub fn truncate_at_section_boundary(text: &str, budget_tokens: usize) -> Truncat
     let requested = if budget_tokens == 0 {
         0
     } else {
-        requested_lines(text, &ends, budget_tokens)
+        requested_lines(text, &spans, budget_tokens)
     };
-    let lines: Vec<&str> = lines_of(text, &ends);
-    let shown = heading_boundary_keep_count(&lines, requested);
+    let shown = heading_boundary_keep_count(&lines_of(text, &spans), requested);
     Truncation {
-        rendered: prefix_of_lines(text, &ends, shown),
+        rendered: prefix_of_lines(text, &spans, shown),
         shown,
         total,
         truncated: shown < total,
     }
 }
 
-fn lines_of<'a>(text: &'a str, ends: &[usize]) -> Vec<&'a str> {
-    let mut start = 0;
-    ends.iter()
-        .map(|&end| {
-            let line = &text[start..end];
-            start = end + 1;
-            line
-        })
-        .collect()
+fn lines_of<'a>(text: &'a str, spans: &[Range<usize>]) -> Vec<&'a str> {
+    spans.iter().map(|span| &text[span.clone()]).collect()
 }
 
 /// The largest `k` with `estimate(first k lines) <= budget`, in one pass over the
 /// characters.
-fn requested_lines(text: &str, ends: &[usize], budget: usize) -> usize {
+fn requested_lines(text: &str, spans: &[Range<usize>], budget: usize) -> usize {
     // estimate(prefix) <= budget  <=>  chars(prefix) <= 4 * budget.
     let max_chars = budget.saturating_mul(4);
     let mut chars = 0usize;
-    let mut start = 0;
+    // The end of the prefix counted so far.
+    let mut counted = 0;
     let mut fitting = 0;
-    for (i, &end) in ends.iter().enumerate() {
-        // The separator before this line, then the line itself.
-        if i > 0 {
-            chars += 1;
-        }
-        chars += text[start..end].chars().count();
+    for (i, span) in spans.iter().enumerate() {
+        // The previous line's ending, then this line.
+        chars += text[counted..span.end].chars().count();
         if chars > max_chars {
             break;
         }
         fitting = i + 1;
-        start = end + 1;
+        counted = span.end;
     }
     fitting
 }
@@ -352,7 +351,9 @@ fn join(rendered: &str, trailer: &str) -> String {
 /// section boundary exactly as in [`heading_boundary_keep_count`]. Each candidate is
 /// checked with the counter before it is returned, so even a counter that breaks that
 /// assumption cannot make the result exceed the budget. Text whose whole count fits
-/// is returned unchanged with an empty note.
+/// is returned unchanged with an empty note; text that fits once its final line
+/// ending is left off shows every line without that ending, with an empty note
+/// (`truncated == false`: no line was omitted).
 ///
 /// # Errors
 ///
@@ -380,8 +381,8 @@ pub fn disclose_within<'a, C: TokenCounter + ?Sized>(
 ) -> Result<Disclosed<'a>, DisclosureError> {
     // Validates `recovery` even when everything fits.
     disclosure_trailer(0, 0, unit, recovery)?;
-    let ends = line_ends(text);
-    let total = ends.len();
+    let spans = line_spans(text);
+    let total = spans.len();
     if let Some(tokens) = counter.count_within(text, budget_tokens) {
         return Ok(Disclosed {
             rendered: text,
@@ -394,7 +395,7 @@ pub fn disclose_within<'a, C: TokenCounter + ?Sized>(
     }
     // The cost of showing `k` lines with the note for `k`, if it fits.
     let attempt = |k: usize| -> Result<Option<Disclosed<'a>>, DisclosureError> {
-        let rendered = prefix_of_lines(text, &ends, k);
+        let rendered = prefix_of_lines(text, &spans, k);
         let trailer = disclosure_trailer(k, total, unit, recovery)?;
         let joined = join(rendered, &trailer);
         Ok(counter
@@ -408,6 +409,10 @@ pub fn disclose_within<'a, C: TokenCounter + ?Sized>(
                 tokens,
             }))
     };
+    // Every line, without the final line ending: no note is needed.
+    if let Some(all) = attempt(total)? {
+        return Ok(all);
+    }
     let Some(mut best) = attempt(0)? else {
         let needed = counter.count(&join("", &disclosure_trailer(0, total, unit, recovery)?));
         return Err(DisclosureError::BudgetTooSmall {
@@ -416,8 +421,7 @@ pub fn disclose_within<'a, C: TokenCounter + ?Sized>(
             over: needed.saturating_sub(budget_tokens),
         });
     };
-    // Largest k in 0..total that fits (k == total was ruled out above: showing every
-    // line of a text that does not fit is not attempted).
+    // Largest k in 0..total that fits (k == total was ruled out above).
     let (mut lo, mut hi) = (0usize, total.saturating_sub(1));
     while lo < hi {
         let mid = lo + (hi - lo).div_ceil(2);
@@ -429,7 +433,7 @@ pub fn disclose_within<'a, C: TokenCounter + ?Sized>(
             None => hi = mid - 1,
         }
     }
-    let lines = lines_of(text, &ends);
+    let lines = lines_of(text, &spans);
     let backed = heading_boundary_keep_count(&lines, best.shown);
     if backed != best.shown {
         if let Some(found) = attempt(backed)? {
@@ -445,39 +449,30 @@ mod tests {
 
     #[test]
     fn lines_follow_the_module_definition() {
-        assert_eq!(line_ends(""), Vec::<usize>::new());
-        assert_eq!(line_ends("a"), vec![1]);
-        assert_eq!(line_ends("a\n"), vec![1]);
-        assert_eq!(line_ends("a\n\nb"), vec![1, 2, 4]);
-        assert_eq!(line_ends("\n"), vec![0]);
-        assert_eq!(lines_of("a\n\nb", &line_ends("a\n\nb")), vec!["a", "", "b"]);
+        let lines = |text| lines_of(text, &line_spans(text));
+        assert_eq!(line_spans(""), Vec::<Range<usize>>::new());
+        assert_eq!(line_spans("a"), vec![0..1]);
+        assert_eq!(line_spans("a\n"), vec![0..1]);
+        assert_eq!(line_spans("a\n\nb"), vec![0..1, 2..2, 3..4]);
+        assert_eq!(line_spans("\n"), vec![0..0]);
+        assert_eq!(lines("a\n\nb"), vec!["a", "", "b"]);
+        // `"\r\n"` ends a line like `'\n'`; a `'\r'` elsewhere is content.
+        assert_eq!(lines("a\r\n\r\nb\r\n"), vec!["a", "", "b"]);
+        assert_eq!(lines("a\rb\r"), vec!["a\rb\r"]);
     }
 
     #[test]
     fn requested_lines_counts_separators() {
         let text = "abcd\nefg\nhij";
-        let ends = line_ends(text);
+        let spans = line_spans(text);
         // "abcd" = 4 chars (1 token), "abcd\nefg" = 8 chars (2 tokens).
-        assert_eq!(requested_lines(text, &ends, 1), 1);
-        assert_eq!(requested_lines(text, &ends, 2), 2);
-        assert_eq!(requested_lines(text, &ends, 3), 3);
-    }
-
-    #[test]
-    fn fences_hide_boundaries() {
-        let lines = [
-            "intro",
-            "```",
-            "# not a heading",
-            "",
-            "code",
-            "```",
-            "after",
-        ];
-        assert_eq!(heading_boundary_keep_count(&lines, 5), 5);
-        let lines = ["intro", "", "```", "", "code", "```", "after"];
-        // The blank at 1 is a boundary but keeps less than half of 6.
-        assert_eq!(heading_boundary_keep_count(&lines, 6), 6);
-        assert_eq!(heading_boundary_keep_count(&lines, 2), 1);
+        assert_eq!(requested_lines(text, &spans, 1), 1);
+        assert_eq!(requested_lines(text, &spans, 2), 2);
+        assert_eq!(requested_lines(text, &spans, 3), 3);
+        // A `"\r\n"` ending costs its two characters: "ab\r\ncd" is 6 chars.
+        let text = "ab\r\ncd\r\n";
+        let spans = line_spans(text);
+        assert_eq!(requested_lines(text, &spans, 1), 1);
+        assert_eq!(requested_lines(text, &spans, 2), 2);
     }
 }

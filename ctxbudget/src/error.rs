@@ -77,10 +77,11 @@ pub enum BudgetError {
     },
 
     /// A spend that would take a layer over its reservation.
+    // Sums in u128 (usize widens losslessly), exact even when they overflow usize.
     #[error(
         "layer `{layer}` over budget: {} > {budget} ({spent} spent, {tokens} more asked); \
          trim the layer to at most {} tokens or raise its reservation",
-        u128::from_usize(*spent) + u128::from_usize(*tokens),
+        *spent as u128 + *tokens as u128,
         budget.saturating_sub(*spent)
     )]
     LayerOverBudget {
@@ -100,7 +101,7 @@ pub enum BudgetError {
     #[error(
         "total context window exceeded by layer `{layer}`: {} > {total} ({spent} spent, \
          {tokens} more asked); trim the layer to at most {} tokens",
-        u128::from_usize(*spent) + u128::from_usize(*tokens),
+        *spent as u128 + *tokens as u128,
         total.saturating_sub(*spent)
     )]
     TotalExceeded {
@@ -113,18 +114,6 @@ pub enum BudgetError {
         /// The total window.
         total: usize,
     },
-}
-
-/// `u128::from(usize)` without a lossy cast, for the exact sums in messages.
-trait FromUsize {
-    fn from_usize(value: usize) -> Self;
-}
-
-impl FromUsize for u128 {
-    fn from_usize(value: usize) -> Self {
-        // usize is at most 64 bits on every target Rust supports.
-        u128::try_from(value).unwrap_or(u128::MAX)
-    }
 }
 
 impl BudgetError {

@@ -17,7 +17,10 @@
 //! 5. **Chat history** — [`ChatTrimmer`] drops whole messages from a chat (oldest
 //!    first, after an `on_trim` hook sees a [`TrimContext`]) and never leaves a tool
 //!    result without its tool call or a call without its results.
-//! 6. **Assemble** — [`LayerContent`] fits one layer's content (text, lists of texts,
+//! 6. **Select** — [`select`] keeps the best-scored retrieval chunks that fit a
+//!    budget, cuts the next one at a boundary to fill the rest, and counts the
+//!    joined text so separators and the cut marker stay within the budget too.
+//! 7. **Assemble** — [`LayerContent`] fits one layer's content (text, lists of texts,
 //!    chat histories, your own types) under a [`LayerPolicy`]; the derive's
 //!    `assemble(&counter)` fits every layer, lets layers marked to grow use what the
 //!    others left, joins them and checks the prompt against `total - output`
@@ -30,6 +33,7 @@ mod count;
 mod disclosure;
 mod error;
 mod layers;
+mod select;
 #[cfg(feature = "serde")]
 mod telemetry;
 #[cfg(feature = "tiktoken")]
@@ -46,8 +50,8 @@ pub use assemble::{
 };
 pub use budget::{ContextBudget, ContextUsage};
 pub use chat::{
-    ChatBudget, ChatElement, ChatFormat, ChatMessage, ChatStrategy, ChatTrimError, ChatTrimmer,
-    DropReason, DroppedMessage, IntoSeqs, Message, Role, ToolCall, ToolCallRef, TrimContext,
+    ChatElement, ChatFormat, ChatMessage, ChatStrategy, ChatTrimError, ChatTrimmer, DropReason,
+    DroppedMessage, HistoryBudget, IntoSeqs, Message, Role, ToolCall, ToolCallRef, TrimContext,
     TrimmedChat,
 };
 pub use count::{CharEstimate, TokenCounter};
@@ -58,6 +62,10 @@ pub use disclosure::{
 };
 pub use error::BudgetError;
 pub use layers::{ContextLayers, LayerSpec, TypedUsage};
+pub use select::{
+    Chosen, RankedChunk, RankedChunks, RankedText, SelectOptions, SelectStats, Selection, select,
+    select_by,
+};
 #[cfg(feature = "serde")]
 pub use telemetry::UsageLog;
 #[cfg(feature = "tiktoken")]

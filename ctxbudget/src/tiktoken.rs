@@ -314,40 +314,35 @@ mod tests {
         assert_eq!(points, vec![2, text.find(" e").unwrap()]);
     }
 
+    /// The split points of `text`, walked forward with `next_split` and checked
+    /// against the backward walk with `prev_split`.
+    fn walk(counter: &Tiktoken, text: &str) -> Vec<usize> {
+        let mut forward = Vec::new();
+        let mut from = 0;
+        while let Some(at) = counter.next_split(text, from) {
+            forward.push(at);
+            from = at + 1;
+        }
+        let mut backward = Vec::new();
+        let mut before = text.len();
+        while let Some(at) = counter.prev_split(text, before) {
+            backward.push(at);
+            before = at;
+        }
+        backward.reverse();
+        assert_eq!(forward, backward, "{text:?}");
+        forward
+    }
+
     #[test]
     fn next_and_prev_split_walk_the_same_points() {
         let counter = Tiktoken::cl100k_base();
-        let text = " x  yy zzz\n w";
-        let mut forward = Vec::new();
-        let mut from = 0;
-        while let Some(at) = counter.next_split(text, from) {
-            forward.push(at);
-            from = at + 1;
-        }
-        let mut backward = Vec::new();
-        let mut before = text.len();
-        while let Some(at) = counter.prev_split(text, before) {
-            backward.push(at);
-            before = at;
-        }
-        backward.reverse();
-        assert_eq!(forward, vec![2, 6]);
+        assert_eq!(walk(&counter, " x  yy zzz\n w"), vec![2, 6]);
         let text = "a.b, c日本。x";
-        let mut forward = Vec::new();
-        let mut from = 0;
-        while let Some(at) = counter.next_split(text, from) {
-            forward.push(at);
-            from = at + 1;
-        }
-        let mut backward = Vec::new();
-        let mut before = text.len();
-        while let Some(at) = counter.prev_split(text, before) {
-            backward.push(at);
-            before = at;
-        }
-        backward.reverse();
-        assert_eq!(forward, backward);
-        assert_eq!(forward.len(), 4, "{forward:?}");
+        let dot = text.find('.').unwrap();
+        let comma = text.find(',').unwrap();
+        let full_stop = text.find('。').unwrap();
+        assert_eq!(walk(&counter, text), vec![dot, comma, comma + 1, full_stop]);
     }
 
     #[test]

@@ -119,9 +119,13 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
         let text = self.text;
         let len = text.len();
         let (mut pos, mut used) = (0, 0);
+        let mut pace = Pace::default();
+        // The length of a chunk that was over, to retry from the same place with a
+        // shorter one.
+        let mut over: Option<usize> = None;
         while pos < len {
             let remaining = budget - used;
-            let step = chunk_step(remaining);
+            let step = pace.step(remaining, over);
             let mut end = self.next_chunk_end(pos, step);
             if end - pos > giant(step) {
                 // No split point near: search inside the stretch, first within a
@@ -142,10 +146,17 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
             } else {
                 let tokens = self.counter.count(&text[pos..end]);
                 if used + tokens > budget {
-                    return self.refine_head(pos, end, used, budget);
+                    let span = end - pos;
+                    if span <= 2 * MIN_STEP || over.is_some_and(|last| span >= last) {
+                        return self.refine_head(pos, end, used, budget);
+                    }
+                    over = Some(span);
+                    continue;
                 }
+                pace.record(end - pos, tokens);
                 used += tokens;
             }
+            over = None;
             pos = end;
             if pos < len {
                 self.marks.push((pos, used));
@@ -157,9 +168,11 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
     fn fit_tail(&mut self, budget: usize) -> Fit {
         let text = self.text;
         let (mut pos, mut used) = (text.len(), 0);
+        let mut pace = Pace::default();
+        let mut over: Option<usize> = None;
         while pos > 0 {
             let remaining = budget - used;
-            let step = chunk_step(remaining);
+            let step = pace.step(remaining, over);
             let mut start = self.prev_chunk_start(pos, step);
             if pos - start > giant(step) {
                 let (mut fitted, mut tokens) = self.search(start, pos, remaining);
@@ -175,10 +188,17 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
             } else {
                 let tokens = self.counter.count(&text[start..pos]);
                 if used + tokens > budget {
-                    return self.refine_tail(start, pos, used, budget);
+                    let span = pos - start;
+                    if span <= 2 * MIN_STEP || over.is_some_and(|last| span >= last) {
+                        return self.refine_tail(start, pos, used, budget);
+                    }
+                    over = Some(span);
+                    continue;
                 }
+                pace.record(pos - start, tokens);
                 used += tokens;
             }
+            over = None;
             pos = start;
             if pos > 0 {
                 self.marks.push((pos, used));
@@ -394,11 +414,40 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
     }
 }
 
-/// The chunk length for `remaining` tokens.
-fn chunk_step(remaining: usize) -> usize {
-    remaining
-        .saturating_mul(BYTES_PER_TOKEN_GUESS)
-        .clamp(MIN_STEP, MAX_STEP)
+/// How many bytes a token has taken so far, to size the next chunk.
+#[derive(Default)]
+struct Pace {
+    bytes: usize,
+    tokens: usize,
+}
+
+impl Pace {
+    fn record(&mut self, bytes: usize, tokens: usize) {
+        self.bytes = self.bytes.saturating_add(bytes);
+        self.tokens = self.tokens.saturating_add(tokens);
+    }
+
+    /// The chunk length for `remaining` tokens: seven eighths of what they took
+    /// so far (a guess of a little under 4 bytes per token before anything was
+    /// counted), and under half of a chunk that was just over.
+    #[allow(
+        clippy::cast_precision_loss,
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss
+    )]
+    fn step(&self, remaining: usize, over: Option<usize>) -> usize {
+        let step = if self.tokens == 0 {
+            remaining.saturating_mul(BYTES_PER_TOKEN_GUESS)
+        } else {
+            let per_token = self.bytes as f64 / self.tokens as f64;
+            (remaining as f64 * per_token * 0.875) as usize
+        };
+        let step = step.clamp(MIN_STEP, MAX_STEP);
+        match over {
+            Some(last) => step.min(last / 2).max(1),
+            None => step,
+        }
+    }
 }
 
 /// Beyond this many bytes, a stretch without split points is searched, not counted.

@@ -1,0 +1,898 @@
+//! Chunk selection: keep the best-scored chunks that fit a token budget (seed 004).
+//!
+//! Retrieval hands back chunks with relevance scores; [`select`] keeps the best of
+//! them, highest score first, until the budget is spent, and fills what is left with
+//! a boundary-aware cut of the next chunk. Unlike seed 004, which estimates with
+//! `len // 4` and cuts the last chunk at `remaining * 4` characters mid-word, every
+//! count here is made with the caller's [`TokenCounter`], the cut goes through the
+//! trimming engine ([`trim_with`]), and the joined result — separators and the cut
+//! marker included — is counted once more at the end, so it never exceeds the budget.
+//!
+//! - [`select`] takes a slice of anything [`RankedText`]: `(text, score)` tuples,
+//!   [`RankedChunk`]s, or your own type with a two-line impl.
+//! - [`select_by`] takes a slice of any type and a closure that returns its text and
+//!   score.
+//! - [`RankedChunks`] is an owned collection to keep in a struct;
+//!   [`RankedChunks::select`] does the same.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use crate::{Boundary, Keep, TokenCounter, TrimOptions, trim_with};
+
+/// A piece of text with a relevance score: what [`select`] chooses from.
+///
+/// Implemented for `(T, f64)` where `T: AsRef<str>` (so `(&str, f64)` and
+/// `(String, f64)`), for [`RankedChunk`], and for references, boxes and `Arc`s of
+/// any `RankedText`. Implement it for your own chunk type to select from a slice of
+/// it without copying; or use [`select_by`] with a closure.
+///
+/// ```
+/// use ctxbudget::{CharEstimate, RankedText, SelectOptions, select};
+///
+/// struct Hit {
+///     body: String,
+///     relevance: f32,
+/// }
+///
+/// impl RankedText for Hit {
+///     fn text(&self) -> &str {
+///         &self.body
+///     }
+///     fn score(&self) -> f64 {
+///         f64::from(self.relevance)
+///     }
+/// }
+///
+/// let hits = [
+///     Hit { body: "less relevant".into(), relevance: 0.2 },
+///     Hit { body: "most relevant".into(), relevance: 0.9 },
+/// ];
+/// let selection = select(&hits, 4, &CharEstimate, &SelectOptions::new());
+/// assert_eq!(selection.text(), "most relevant");
+/// ```
+pub trait RankedText {
+    /// The chunk's text.
+    fn text(&self) -> &str;
+    /// Its relevance: higher is better. NaN ranks last.
+    fn score(&self) -> f64;
+}
+
+impl<T: AsRef<str>> RankedText for (T, f64) {
+    fn text(&self) -> &str {
+        self.0.as_ref()
+    }
+    fn score(&self) -> f64 {
+        self.1
+    }
+}
+
+impl<R: RankedText + ?Sized> RankedText for &R {
+    fn text(&self) -> &str {
+        (**self).text()
+    }
+    fn score(&self) -> f64 {
+        (**self).score()
+    }
+}
+
+impl<R: RankedText + ?Sized> RankedText for Box<R> {
+    fn text(&self) -> &str {
+        (**self).text()
+    }
+    fn score(&self) -> f64 {
+        (**self).score()
+    }
+}
+
+impl<R: RankedText + ?Sized> RankedText for Arc<R> {
+    fn text(&self) -> &str {
+        (**self).text()
+    }
+    fn score(&self) -> f64 {
+        (**self).score()
+    }
+}
+
+/// An owned chunk of text with its relevance score.
+///
+/// ```
+/// use ctxbudget::{RankedChunk, RankedText};
+///
+/// let chunk = RankedChunk::new("Form 8843 must be filed.", 0.91);
+/// assert_eq!((chunk.text(), chunk.score()), ("Form 8843 must be filed.", 0.91));
+/// ```
+#[derive(Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RankedChunk {
+    /// The text.
+    pub text: String,
+    /// The relevance score: higher is better; NaN ranks last.
+    pub score: f64,
+}
+
+impl RankedChunk {
+    /// A chunk of `text` with `score`.
+    pub fn new(text: impl Into<String>, score: f64) -> Self {
+        Self {
+            text: text.into(),
+            score,
+        }
+    }
+}
+
+impl RankedText for RankedChunk {
+    fn text(&self) -> &str {
+        &self.text
+    }
+    fn score(&self) -> f64 {
+        self.score
+    }
+}
+
+/// Owned ranked chunks, in the order they were retrieved: a field for a prompt
+/// struct whose layer is filled by [`select`](RankedChunks::select).
+///
+/// Build it with [`push`](RankedChunks::push), from a `Vec<RankedChunk>`, or by
+/// collecting `(text, score)` pairs.
+///
+/// ```
+/// use ctxbudget::{CharEstimate, RankedChunks, SelectOptions};
+///
+/// struct Prompt {
+///     question: String,
+///     context: RankedChunks,
+/// }
+///
+/// let prompt = Prompt {
+///     question: "Who files Form 8843?".into(),
+///     context: [
+///         ("Treaties may reduce withholding.", 0.65),
+///         ("Form 8843 is filed by all nonresident aliens.", 0.91),
+///     ]
+///     .into_iter()
+///     .collect(),
+/// };
+/// let selection = prompt.context.select(12, &CharEstimate, &SelectOptions::new());
+/// assert_eq!(selection.text(), "Form 8843 is filed by all nonresident aliens.");
+/// assert_eq!(selection.stats().dropped, 1);
+/// # let _ = prompt.question;
+/// ```
+#[derive(Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(transparent))]
+pub struct RankedChunks {
+    chunks: Vec<RankedChunk>,
+}
+
+impl RankedChunks {
+    /// No chunks.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a chunk of `text` with `score` at the end.
+    pub fn push(&mut self, text: impl Into<String>, score: f64) {
+        self.chunks.push(RankedChunk::new(text, score));
+    }
+
+    /// The chunks, in the order they were added.
+    pub fn as_slice(&self) -> &[RankedChunk] {
+        &self.chunks
+    }
+
+    /// The chunks, to change in place.
+    pub fn as_mut_vec(&mut self) -> &mut Vec<RankedChunk> {
+        &mut self.chunks
+    }
+
+    /// The number of chunks.
+    pub fn len(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// Whether there are no chunks.
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
+    /// The chunks, in the order they were added.
+    pub fn iter(&self) -> std::slice::Iter<'_, RankedChunk> {
+        self.chunks.iter()
+    }
+
+    /// Selects the best chunks that fit `budget` tokens of `counter`, borrowing
+    /// from `self`. See [`select`]; [`Chosen::index`] is the position in
+    /// [`as_slice`](Self::as_slice).
+    ///
+    /// ```
+    /// use ctxbudget::{CharEstimate, RankedChunks, SelectOptions};
+    ///
+    /// let mut chunks = RankedChunks::new();
+    /// chunks.push("second best", 0.5);
+    /// chunks.push("best", 0.9);
+    /// let selection = chunks.select(100, &CharEstimate, &SelectOptions::new());
+    /// assert_eq!(selection.text(), "best\n\nsecond best");
+    /// assert!(selection.tokens <= 100);
+    /// ```
+    pub fn select<C>(&self, budget: usize, counter: &C, options: &SelectOptions) -> Selection<'_>
+    where
+        C: TokenCounter + ?Sized,
+    {
+        select(&self.chunks, budget, counter, options)
+    }
+}
+
+impl From<Vec<RankedChunk>> for RankedChunks {
+    fn from(chunks: Vec<RankedChunk>) -> Self {
+        Self { chunks }
+    }
+}
+
+impl From<RankedChunks> for Vec<RankedChunk> {
+    fn from(chunks: RankedChunks) -> Self {
+        chunks.chunks
+    }
+}
+
+impl<S: Into<String>> FromIterator<(S, f64)> for RankedChunks {
+    fn from_iter<I: IntoIterator<Item = (S, f64)>>(iter: I) -> Self {
+        Self {
+            chunks: iter
+                .into_iter()
+                .map(|(text, score)| RankedChunk::new(text, score))
+                .collect(),
+        }
+    }
+}
+
+impl FromIterator<RankedChunk> for RankedChunks {
+    fn from_iter<I: IntoIterator<Item = RankedChunk>>(iter: I) -> Self {
+        Self {
+            chunks: iter.into_iter().collect(),
+        }
+    }
+}
+
+impl Extend<RankedChunk> for RankedChunks {
+    fn extend<I: IntoIterator<Item = RankedChunk>>(&mut self, iter: I) {
+        self.chunks.extend(iter);
+    }
+}
+
+impl<'a> IntoIterator for &'a RankedChunks {
+    type Item = &'a RankedChunk;
+    type IntoIter = std::slice::Iter<'a, RankedChunk>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.chunks.iter()
+    }
+}
+
+impl IntoIterator for RankedChunks {
+    type Item = RankedChunk;
+    type IntoIter = std::vec::IntoIter<RankedChunk>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.chunks.into_iter()
+    }
+}
+
+/// How [`select`] joins and cuts chunks.
+///
+/// ```
+/// use ctxbudget::{Boundary, SelectOptions, TrimOptions};
+///
+/// let options = SelectOptions::new()
+///     .with_separator("\n---\n")
+///     .with_marker(" [cut]")
+///     .with_min_partial(20)
+///     .with_keep_scanning(true)
+///     .with_trim_options(TrimOptions::new().without(Boundary::Line));
+/// assert_eq!(options.separator(), "\n---\n");
+/// assert_eq!(options.min_partial(), 20);
+/// assert!(options.keep_scanning());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct SelectOptions {
+    min_partial: usize,
+    separator: Cow<'static, str>,
+    marker: Cow<'static, str>,
+    keep_scanning: bool,
+    trim: TrimOptions,
+}
+
+impl Default for SelectOptions {
+    fn default() -> Self {
+        Self {
+            min_partial: Self::DEFAULT_MIN_PARTIAL,
+            separator: Cow::Borrowed(Self::DEFAULT_SEPARATOR),
+            marker: Cow::Borrowed(Self::DEFAULT_MARKER),
+            keep_scanning: false,
+            trim: TrimOptions::default(),
+        }
+    }
+}
+
+impl SelectOptions {
+    /// The default [minimum](Self::with_min_partial) for a partial chunk: 50 tokens,
+    /// as in seed 004.
+    pub const DEFAULT_MIN_PARTIAL: usize = 50;
+    /// The default [separator](Self::with_separator): a blank line.
+    pub const DEFAULT_SEPARATOR: &'static str = "\n\n";
+    /// The default [marker](Self::with_marker) after a cut chunk: a space and an
+    /// ellipsis.
+    pub const DEFAULT_MARKER: &'static str = " …";
+
+    /// The defaults: partial chunks when more than 50 tokens remain, chunks joined
+    /// by a blank line, `" …"` after a cut chunk, stop at the first chunk that does
+    /// not fit, default [`TrimOptions`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// When the next chunk does not fit and *more than* `tokens` remain (after its
+    /// separator), a cut of it is kept; otherwise it is left out. `usize::MAX`
+    /// never cuts.
+    #[must_use]
+    pub fn with_min_partial(mut self, tokens: usize) -> Self {
+        self.min_partial = tokens;
+        self
+    }
+
+    /// The text between two chosen chunks (default `"\n\n"`). Its tokens count.
+    #[must_use]
+    pub fn with_separator(mut self, separator: impl Into<Cow<'static, str>>) -> Self {
+        self.separator = separator.into();
+        self
+    }
+
+    /// The text after a cut chunk (default `" …"`). Its tokens count.
+    #[must_use]
+    pub fn with_marker(mut self, marker: impl Into<Cow<'static, str>>) -> Self {
+        self.marker = marker.into();
+        self
+    }
+
+    /// With `false` (the default, seed 004's behaviour) selection stops at the first
+    /// chunk that does not fit, after cutting it if enough remains. With `true` it
+    /// skips that chunk and goes on looking for lower-scored chunks that fit whole;
+    /// once every chunk has been seen, the best skipped chunk is cut to fill what
+    /// remains, if more than the minimum does.
+    #[must_use]
+    pub fn with_keep_scanning(mut self, keep_scanning: bool) -> Self {
+        self.keep_scanning = keep_scanning;
+        self
+    }
+
+    /// How the partial chunk is cut (default [`TrimOptions::new`]). The chunk's
+    /// beginning is always kept: [`Keep`] is set to [`Keep::Head`].
+    #[must_use]
+    pub fn with_trim_options(mut self, trim: TrimOptions) -> Self {
+        self.trim = trim.keep(Keep::Head);
+        self
+    }
+
+    /// The minimum for a partial chunk (see [`with_min_partial`](Self::with_min_partial)).
+    pub fn min_partial(&self) -> usize {
+        self.min_partial
+    }
+
+    /// The separator (see [`with_separator`](Self::with_separator)).
+    pub fn separator(&self) -> &str {
+        &self.separator
+    }
+
+    /// The cut marker (see [`with_marker`](Self::with_marker)).
+    pub fn marker(&self) -> &str {
+        &self.marker
+    }
+
+    /// Whether selection goes on past a chunk that does not fit (see
+    /// [`with_keep_scanning`](Self::with_keep_scanning)).
+    pub fn keep_scanning(&self) -> bool {
+        self.keep_scanning
+    }
+
+    /// The options of the partial cut (see [`with_trim_options`](Self::with_trim_options)).
+    pub fn trim_options(&self) -> &TrimOptions {
+        &self.trim
+    }
+}
+
+/// One chunk [`select`] chose.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Chosen<'a> {
+    /// Its position in the input slice.
+    pub index: usize,
+    /// The kept text: the whole chunk, or a prefix of it when it was cut (without the
+    /// marker). Always a sub-slice of the input.
+    pub text: &'a str,
+    /// Its score.
+    pub score: f64,
+    /// What `text` alone costs (for a cut chunk, without the marker).
+    pub tokens: usize,
+    /// The boundary the cut ended at, or `None` when the chunk is whole.
+    pub cut: Option<Boundary>,
+}
+
+impl Chosen<'_> {
+    /// Whether only a part of the chunk was kept.
+    pub fn is_cut(&self) -> bool {
+        self.cut.is_some()
+    }
+}
+
+/// Counts of a [`Selection`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SelectStats {
+    /// How many chunks were given.
+    pub given: usize,
+    /// How many were chosen, whole or cut.
+    pub used: usize,
+    /// How many were left out: `given - used`.
+    pub dropped: usize,
+    /// How many of the chosen were cut (0 or 1).
+    pub cut: usize,
+    /// What the joined text costs ([`Selection::tokens`]).
+    pub tokens: usize,
+    /// The budget.
+    pub budget: usize,
+}
+
+/// What [`select`] chose: the chunks, borrowed from the input, and the exact cost of
+/// their joined text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Selection<'a> {
+    /// The chosen chunks in the order they are joined: whole chunks by score, highest
+    /// first, then the cut chunk, if any.
+    pub chunks: Vec<Chosen<'a>>,
+    /// The exact count of [`text`](Self::text), separators and marker included;
+    /// never more than `budget`. 0 when nothing was chosen.
+    pub tokens: usize,
+    /// The budget the chunks were selected for.
+    pub budget: usize,
+    given: usize,
+    separator: Cow<'static, str>,
+    marker: Cow<'static, str>,
+}
+
+impl<'a> Selection<'a> {
+    /// The chosen chunks joined by the separator, with the marker after a cut chunk:
+    /// the text whose count is [`tokens`](Self::tokens). Borrowed when it is a single
+    /// whole chunk.
+    ///
+    /// ```
+    /// use ctxbudget::{SelectOptions, select};
+    ///
+    /// let words = |t: &str| t.split_whitespace().count();
+    /// let chunks = [("alpha beta", 1.0), ("gamma delta epsilon zeta eta", 0.5)];
+    /// let options = SelectOptions::new().with_min_partial(1).with_separator(" | ");
+    /// let selection = select(&chunks, 7, &words, &options);
+    /// // 2 + 1 (separator) + 3 (cut) + 1 (marker) words.
+    /// assert_eq!(selection.text(), "alpha beta | gamma delta epsilon …");
+    /// assert_eq!(selection.tokens, 7);
+    /// ```
+    pub fn text(&self) -> Cow<'a, str> {
+        match self.chunks.as_slice() {
+            [] => Cow::Borrowed(""),
+            [only] if only.cut.is_none() => Cow::Borrowed(only.text),
+            chunks => Cow::Owned(join(chunks, &self.separator, &self.marker)),
+        }
+    }
+
+    /// The counts: given, used, dropped, cut, tokens and budget.
+    pub fn stats(&self) -> SelectStats {
+        SelectStats {
+            given: self.given,
+            used: self.chunks.len(),
+            dropped: self.given.saturating_sub(self.chunks.len()),
+            cut: self.chunks.iter().filter(|c| c.is_cut()).count(),
+            tokens: self.tokens,
+            budget: self.budget,
+        }
+    }
+
+    /// The indices of the chunks left out, ascending.
+    pub fn dropped(&self) -> Vec<usize> {
+        let mut chosen = vec![false; self.given];
+        for chunk in &self.chunks {
+            if let Some(slot) = chosen.get_mut(chunk.index) {
+                *slot = true;
+            }
+        }
+        (0..self.given).filter(|&i| !chosen[i]).collect()
+    }
+
+    /// Whether nothing was chosen.
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
+    /// Whether the joined text fits the budget: always true.
+    pub fn fits(&self) -> bool {
+        self.tokens <= self.budget
+    }
+}
+
+fn join(chunks: &[Chosen<'_>], separator: &str, marker: &str) -> String {
+    let len = chunks.iter().map(|c| c.text.len()).sum::<usize>()
+        + separator.len() * chunks.len().saturating_sub(1)
+        + marker.len();
+    let mut text = String::with_capacity(len);
+    for (i, chunk) in chunks.iter().enumerate() {
+        if i > 0 {
+            text.push_str(separator);
+        }
+        text.push_str(chunk.text);
+        if chunk.cut.is_some() {
+            text.push_str(marker);
+        }
+    }
+    text
+}
+
+/// Selects the best-scored `chunks` that fit `budget` tokens of `counter`, joined by
+/// the separator, and cuts the next one to fill what remains.
+///
+/// The port of seed 004's `optimize_context`, with real counts:
+///
+/// 1. Chunks are ranked by score, highest first. Equal scores keep their input order
+///    (`-0.0` equals `0.0`); NaN ranks after everything, `-inf` included. Blank
+///    chunks (empty or only whitespace) are never chosen.
+/// 2. Each chunk is counted once with `counter` (giving up early on a chunk far over
+///    what remains) and taken whole while it fits, with its separator.
+/// 3. At the first chunk that does not fit, if more than
+///    [`min_partial`](SelectOptions::with_min_partial) tokens remain, its beginning is
+///    cut with the trimming engine ([`trim_with`]) at a paragraph, line, sentence or
+///    word boundary, to fit together with the [marker](SelectOptions::with_marker).
+///    Then selection stops, or with [`keep_scanning`](SelectOptions::with_keep_scanning)
+///    goes on with smaller chunks and cuts the best skipped one at the end.
+/// 4. Byte-pair counts do not add up across a separator, so the joined text is
+///    counted once more; if it is over, the last chunk is shortened or dropped until
+///    it fits.
+///
+/// The cost is counting each chosen chunk once, a bounded count of each chunk that
+/// was tried and did not fit, and one count of the result.
+///
+/// Guarantees, for every input, score and budget: `counter.count(&selection.text())
+/// == selection.tokens <= budget` (for a counter that charges nothing for `""`),
+/// every [`Chosen::text`] is a sub-slice of its chunk, and nothing panics.
+///
+/// ```
+/// use ctxbudget::{CharEstimate, SelectOptions, select};
+///
+/// let chunks = [
+///     ("Tax treaties may reduce withholding.", 0.65),
+///     ("Form 8843 must be filed by all nonresident aliens.", 0.91),
+///     ("F-1 students are exempt from FICA taxes. On-campus wages count.", 0.85),
+/// ];
+/// let options = SelectOptions::new().with_min_partial(5);
+/// let selection = select(&chunks, 25, &CharEstimate, &options);
+/// assert_eq!(
+///     selection.text(),
+///     "Form 8843 must be filed by all nonresident aliens.\n\nF-1 students are exempt from FICA taxes. …"
+/// );
+/// // 13 + 1 + 10 + 1 tokens counted apart; the joined text costs 24.
+/// assert_eq!(selection.tokens, 24);
+/// let stats = selection.stats();
+/// assert_eq!((stats.given, stats.used, stats.dropped, stats.cut), (3, 2, 1, 1));
+/// assert_eq!(selection.dropped(), [0]);
+/// ```
+pub fn select<'a, R, C>(
+    chunks: &'a [R],
+    budget: usize,
+    counter: &C,
+    options: &SelectOptions,
+) -> Selection<'a>
+where
+    R: RankedText,
+    C: TokenCounter + ?Sized,
+{
+    select_impl(
+        chunks.len(),
+        |i| (chunks[i].text(), chunks[i].score()),
+        budget,
+        counter,
+        options,
+    )
+}
+
+/// [`select`] for a slice of any type, with a closure that gives each item's text
+/// and score.
+///
+/// ```
+/// use ctxbudget::{CharEstimate, SelectOptions, select_by};
+///
+/// struct Doc {
+///     id: u32,
+///     body: String,
+///     relevance: f64,
+/// }
+///
+/// let docs = vec![
+///     Doc { id: 7, body: "The cheaper answer.".into(), relevance: 0.4 },
+///     Doc { id: 9, body: "The best answer.".into(), relevance: 0.8 },
+/// ];
+/// let selection = select_by(&docs, |d| (d.body.as_str(), d.relevance), 6, &CharEstimate, &SelectOptions::new());
+/// let ids: Vec<u32> = selection.chunks.iter().map(|c| docs[c.index].id).collect();
+/// assert_eq!(ids, [9]);
+/// ```
+pub fn select_by<'a, T, F, C>(
+    items: &'a [T],
+    key: F,
+    budget: usize,
+    counter: &C,
+    options: &SelectOptions,
+) -> Selection<'a>
+where
+    F: Fn(&'a T) -> (&'a str, f64),
+    C: TokenCounter + ?Sized,
+{
+    select_impl(items.len(), |i| key(&items[i]), budget, counter, options)
+}
+
+/// Highest first; NaN last; `-0.0 == 0.0`; ties keep input order (stable sort).
+fn by_score(a: f64, b: f64) -> Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        (false, false) => b.partial_cmp(&a).unwrap_or(Ordering::Equal),
+    }
+}
+
+/// The chunks chosen so far, with the full text of each (to shorten a cut again).
+struct Picks<'a> {
+    chosen: Vec<Chosen<'a>>,
+    sources: Vec<&'a str>,
+    /// The sum of the pieces' counts and separators: an estimate of the joined cost.
+    used: usize,
+}
+
+impl<'a> Picks<'a> {
+    fn push(&mut self, chosen: Chosen<'a>, source: &'a str, cost: usize) {
+        self.used = self.used.saturating_add(cost);
+        self.chosen.push(chosen);
+        self.sources.push(source);
+    }
+}
+
+/// What remains for the next chunk after its separator, or `None` when not even the
+/// separator fits.
+fn room(budget: usize, picks: &Picks<'_>, separator_tokens: usize) -> Option<usize> {
+    let join = if picks.chosen.is_empty() {
+        0
+    } else {
+        separator_tokens
+    };
+    budget.checked_sub(picks.used)?.checked_sub(join)
+}
+
+/// The beginning of `text` that fits `room` tokens with the marker, or `None`.
+fn cut<'a, C>(
+    text: &'a str,
+    room: usize,
+    marker_tokens: usize,
+    counter: &C,
+    options: &SelectOptions,
+) -> Option<(&'a str, usize, Boundary)>
+where
+    C: TokenCounter + ?Sized,
+{
+    let budget = room.checked_sub(marker_tokens)?;
+    if budget == 0 {
+        return None;
+    }
+    let trimmed = trim_with(text, budget, counter, &options.trim);
+    // Soft mode (no hard limit) may hand the whole chunk back over the budget.
+    if !trimmed.cut || !trimmed.fits() || trimmed.kept.trim().is_empty() {
+        return None;
+    }
+    // A cut always has a boundary; a word cut, should it ever lack one.
+    let boundary = trimmed.boundary.unwrap_or(Boundary::Word);
+    Some((trimmed.kept, trimmed.tokens, boundary))
+}
+
+fn select_impl<'a, G, C>(
+    len: usize,
+    get: G,
+    budget: usize,
+    counter: &C,
+    options: &SelectOptions,
+) -> Selection<'a>
+where
+    G: Fn(usize) -> (&'a str, f64),
+    C: TokenCounter + ?Sized,
+{
+    let mut order: Vec<(usize, f64)> = (0..len).map(|i| (i, get(i).1)).collect();
+    order.sort_by(|a, b| by_score(a.1, b.1));
+
+    let separator_tokens = counter.count(&options.separator);
+    let marker_tokens = counter.count(&options.marker);
+    let mut picks = Picks {
+        chosen: Vec::new(),
+        sources: Vec::new(),
+        used: 0,
+    };
+    // The best chunk that did not fit, with what remained for it then.
+    let mut skipped: Option<(usize, f64)> = None;
+    for &(index, score) in &order {
+        let text = get(index).0;
+        if text.trim().is_empty() {
+            continue;
+        }
+        let Some(room) = room(budget, &picks, separator_tokens) else {
+            break;
+        };
+        if room == 0 {
+            break;
+        }
+        if let Some(tokens) = counter.count_within(text, room) {
+            let join = if picks.chosen.is_empty() {
+                0
+            } else {
+                separator_tokens
+            };
+            let chosen = Chosen {
+                index,
+                text,
+                score,
+                tokens,
+                cut: None,
+            };
+            picks.push(chosen, text, join.saturating_add(tokens));
+            continue;
+        }
+        if options.keep_scanning {
+            skipped = skipped.or(Some((index, score)));
+            continue;
+        }
+        skipped = Some((index, score));
+        break;
+    }
+    if let Some((index, score)) = skipped {
+        let text = get(index).0;
+        let room = room(budget, &picks, separator_tokens).filter(|&r| r > options.min_partial);
+        if let Some((kept, tokens, boundary)) =
+            room.and_then(|room| cut(text, room, marker_tokens, counter, options))
+        {
+            let join = if picks.chosen.is_empty() {
+                0
+            } else {
+                separator_tokens
+            };
+            let chosen = Chosen {
+                index,
+                text: kept,
+                score,
+                tokens,
+                cut: Some(boundary),
+            };
+            let cost = join.saturating_add(tokens).saturating_add(marker_tokens);
+            picks.push(chosen, text, cost);
+        }
+    }
+    let tokens = verify(&mut picks, budget, counter, options, marker_tokens);
+    Selection {
+        chunks: picks.chosen,
+        tokens,
+        budget,
+        given: len,
+        separator: options.separator.clone(),
+        marker: options.marker.clone(),
+    }
+}
+
+/// Counts the joined text and, while it is over `budget`, shortens a cut last chunk
+/// (a few times at most) or drops the last chunk. Returns the final count.
+fn verify<C>(
+    picks: &mut Picks<'_>,
+    budget: usize,
+    counter: &C,
+    options: &SelectOptions,
+    marker_tokens: usize,
+) -> usize
+where
+    C: TokenCounter + ?Sized,
+{
+    let mut shortened = 0;
+    loop {
+        let Some(last) = picks.chosen.last().copied() else {
+            return 0;
+        };
+        let tokens = counter.count(&join(&picks.chosen, &options.separator, &options.marker));
+        if tokens <= budget {
+            return tokens;
+        }
+        let over = tokens - budget;
+        let source = picks.sources[picks.sources.len() - 1];
+        picks.chosen.pop();
+        picks.sources.pop();
+        if last.cut.is_some() && shortened < 3 {
+            shortened += 1;
+            let room = last
+                .tokens
+                .saturating_add(marker_tokens)
+                .saturating_sub(over);
+            let shorter = cut(source, room, marker_tokens, counter, options)
+                .filter(|(kept, _, _)| kept.len() < last.text.len());
+            if let Some((kept, tokens, boundary)) = shorter {
+                let shorter = Chosen {
+                    text: kept,
+                    tokens,
+                    cut: Some(boundary),
+                    ..last
+                };
+                picks.chosen.push(shorter);
+                picks.sources.push(source);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CharEstimate;
+
+    #[test]
+    fn order_is_descending_stable_with_nan_last() {
+        let scores = [
+            0.5,
+            f64::NAN,
+            1.0,
+            -0.0,
+            0.0,
+            f64::NEG_INFINITY,
+            1.0,
+            f64::INFINITY,
+        ];
+        let mut order: Vec<usize> = (0..scores.len()).collect();
+        order.sort_by(|&a, &b| by_score(scores[a], scores[b]));
+        assert_eq!(order, [7, 2, 6, 0, 3, 4, 5, 1]);
+    }
+
+    #[test]
+    fn verify_drops_the_last_chunk_when_the_join_costs_more() {
+        // A counter that charges 5 extra tokens for every separator it sees.
+        let counter = |t: &str| CharEstimate.count(t) + 5 * t.matches("\n\n").count();
+        let chunks = [("aaaa", 1.0), ("bbbb", 0.5)];
+        let options = SelectOptions::new().with_separator("\n\n");
+        // Counted alone the separator is 1 token, so the estimate is 3: fits 3,
+        // but the joined text costs 8.
+        let selection = select(&chunks, 3, &counter, &options);
+        assert_eq!(selection.text(), "aaaa");
+        assert_eq!(selection.tokens, 1);
+    }
+
+    #[test]
+    fn soft_trim_options_never_keep_a_chunk_over_budget() {
+        let chunks = [("Supercalifragilisticexpialidocious indeed", 1.0)];
+        let options = SelectOptions::new()
+            .with_min_partial(0)
+            .with_marker("")
+            .with_trim_options(TrimOptions::new().with_hard_limit(false));
+        let selection = select(&chunks, 3, &CharEstimate, &options);
+        assert!(selection.is_empty(), "{selection:?}");
+        let hard = select(
+            &chunks,
+            3,
+            &CharEstimate,
+            &options.with_trim_options(TrimOptions::new()),
+        );
+        assert_eq!(hard.text(), "Supercalifra");
+    }
+
+    #[test]
+    fn verify_shortens_a_cut_chunk() {
+        let counter = |t: &str| t.split_whitespace().count() + 3 * t.matches('|').count();
+        let chunks = [("one two", 1.0), ("a b c d e f g h i j", 0.5)];
+        let options = SelectOptions::new()
+            .with_separator(" | ")
+            .with_min_partial(0);
+        let selection = select(&chunks, 10, &counter, &options);
+        assert!(selection.tokens <= 10, "{selection:?}");
+        assert_eq!(selection.tokens, counter.count(&selection.text()));
+        assert!(selection.chunks.len() == 2 && selection.chunks[1].is_cut());
+    }
+}
