@@ -8,7 +8,7 @@
 //! are the fixtures shipped in `tests/fixtures/`, counted with tiktoken's
 //! `o200k_base`).
 
-use ctxbudget::{ContextLayers, Message, Tiktoken, ToolCall};
+use ctxbudget::{ContextLayers, Message, RankedChunks, Tiktoken, ToolCall};
 use ctxbudget_tests::{CODE, MARKDOWN, PROSE};
 
 /// What one call to the model is made of.
@@ -30,9 +30,9 @@ struct AgentContext {
     /// Recalled notes: the beginning.
     #[budget(tokens = 512)]
     memory: String,
-    /// Retrieved passages: grows into every token the others leave.
+    /// Retrieved passages, best score first: grows into every token the others leave.
     #[budget(tokens = 1024, grow)]
-    retrieval: Vec<String>,
+    retrieval: RankedChunks,
     /// The user's message: never cut.
     #[budget(tokens = 512, required, policy = never)]
     user: String,
@@ -67,6 +67,20 @@ fn excerpt(text: &str, start: usize, len: usize) -> &str {
     &text[start..end]
 }
 
+/// Passages of the prose fixture with made-up relevance scores, as a vector search
+/// would return them.
+fn retrieved() -> RankedChunks {
+    PROSE
+        .split("\n\n")
+        .filter(|p| p.len() > 200)
+        .enumerate()
+        .map(|(i, p)| {
+            let score = 1.0 - f64::from(u32::try_from(i * 37 % 100).unwrap_or(0)) / 100.0;
+            (p.to_owned(), score)
+        })
+        .collect()
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let context = AgentContext::builder()
         .system(
@@ -77,13 +91,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .history(history())
         .code(CODE)
         .memory(excerpt(PROSE, 0, 6_000))
-        .retrieval(
-            PROSE
-                .split("\n\n")
-                .filter(|p| p.len() > 200)
-                .map(str::to_owned)
-                .collect::<Vec<_>>(),
-        )
+        .retrieval(retrieved())
         .user("Why does the tokenizer split before punctuation, and is it safe to change?")
         .build();
 
@@ -96,14 +104,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     for layer in &assembled.layers {
         let fitted = &layer.fitted;
+        // Ranked chunks are chosen by score whatever the policy.
+        let how = if fitted.unit == "whole chunks" {
+            "best score first".to_owned()
+        } else {
+            format!("policy {}", layer.policy)
+        };
         let what = if fitted.cut() {
             format!(
-                "kept {} of {} {}, {} dropped ({})",
+                "kept {} of {} {}, {} dropped ({how})",
                 fitted.kept,
                 fitted.total,
                 fitted.unit,
                 fitted.total - fitted.kept,
-                layer.policy
             )
         } else {
             format!("whole ({} {})", fitted.total, fitted.unit)

@@ -518,3 +518,57 @@ fn a_never_cut_growing_layer_uses_headroom_or_names_its_grant() {
          marked never to be cut: shorten it or raise its reservation"
     );
 }
+
+/// Retrieval as ranked chunks (issue 4's selection), growing into what is left.
+#[derive(ContextLayers)]
+#[context(total = 2048, output = 256)]
+struct Rag {
+    #[budget(tokens = 128, policy = never)]
+    system: String,
+    #[budget(tokens = 512, grow)]
+    passages: ctxbudget::RankedChunks,
+    #[budget(tokens = 64, policy = never)]
+    pinned: Vec<ctxbudget::RankedChunk>,
+}
+
+fn passages() -> ctxbudget::RankedChunks {
+    PROSE
+        .split("\n\n")
+        .filter(|p| p.len() > 100)
+        .enumerate()
+        .map(|(i, p)| (p.to_owned(), [1.0, 0.5, 0.4, 0.3, 0.2, 0.15, 0.1][i % 7]))
+        .collect()
+}
+
+#[test]
+fn ranked_chunks_are_selected_by_score_and_grow() {
+    let ctx = Rag {
+        system: "Answer from the passages.".into(),
+        passages: passages(),
+        pinned: vec![ctxbudget::RankedChunk::new("Pinned fact.", 1.0)],
+    };
+    let out = ctx.assemble(&*TIKTOKEN).unwrap();
+    assert!(out.tokens <= out.limit);
+    assert_eq!(out.tokens, TIKTOKEN.count(&out.prompt));
+    let passages = out.layer("passages").unwrap();
+    assert_eq!(passages.fitted.unit, "whole chunks");
+    assert!(passages.cut());
+    assert!(passages.tokens() > 512, "grew: {}", passages.tokens());
+    assert!(passages.tokens() <= passages.granted);
+    // The best-scored chunk (score 1.0, the first of each seven) leads.
+    let best = PROSE.split("\n\n").find(|p| p.len() > 100).unwrap();
+    assert!(passages.text().starts_with(best));
+    assert!(out.prompt.ends_with("Pinned fact."));
+
+    // Never-cut chunks that do not all fit: the error names the layer.
+    let ctx = Rag {
+        system: String::new(),
+        passages: ctxbudget::RankedChunks::new(),
+        pinned: vec![ctxbudget::RankedChunk::new("word ".repeat(100), 1.0)],
+    };
+    let err = ctx.assemble(&*TIKTOKEN).unwrap_err();
+    assert!(
+        matches!(&err, AssembleError::LayerOverBudget { layer, budget: 64, .. } if layer == "pinned"),
+        "{err}"
+    );
+}

@@ -42,6 +42,7 @@ use crate::chat::{ChatFormat, ChatMessage, ChatStrategy, ChatTrimError, ChatTrim
 use crate::disclosure::{DisclosureError, disclose_within};
 use crate::error::BudgetError;
 use crate::layers::{ContextLayers, LayerSpec, TypedUsage};
+use crate::select::{RankedChunk, RankedChunks, RankedText, SelectOptions, select};
 use crate::trim::{Keep, TrimOptions, trim_with};
 
 /// How a layer that is over its budget may be cut.
@@ -344,6 +345,7 @@ fn given(budget: usize, reservation: usize, over: usize) -> String {
 /// | `str`, `String`, `Cow<str>` | [`fit_text`] | head |
 /// | `[String]`, `Vec<String>`, `[&str]`, `Vec<&str>` | the texts joined by a blank line, then [`fit_text`]; counted in texts for head and tail | head |
 /// | `[M]`, `Vec<M>` for `M:` [`ChatMessage`] | [`fit_chat`] | tail (latest messages) |
+/// | [`RankedChunks`], `[RankedChunk]`, `Vec<RankedChunk>` | [`fit_ranked`] | best score first |
 /// | `Option<T>` | `None` is empty | `T`'s |
 /// | `&T`, `Box<T>` | `T` | `T`'s |
 ///
@@ -390,8 +392,9 @@ fn given(budget: usize, reservation: usize, over: usize) -> String {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the content of a layer",
     label = "`assemble()` needs every field to implement `ctxbudget::LayerContent`",
-    note = "use `String`, `&str`, `Cow<str>`, `Vec<String>`, a chat history `Vec<Message>` or \
-            `Option` of one, or implement `ctxbudget::LayerContent` for `{Self}`"
+    note = "use `String`, `&str`, `Cow<str>`, `Vec<String>`, `RankedChunks`, a chat history \
+            `Vec<Message>` or `Option` of one, or implement `ctxbudget::LayerContent` for \
+            `{Self}`"
 )]
 pub trait LayerContent {
     /// Fits the content to `budget` tokens of `counter` as `policy` says.
@@ -596,6 +599,87 @@ pub fn fit_chat<'a, M: ChatMessage>(
             .into());
         }
         limit = limit.saturating_sub(over);
+    }
+}
+
+/// Fits relevance-ranked chunks to `budget` tokens of `counter` with [`select`]: the
+/// best-scored chunks that fit, highest first, and the next one cut at a boundary to
+/// fill the rest, joined by blank lines. Head, tail and the other cutting policies
+/// all select by score; [`LayerPolicy::Never`] requires every chunk, whole.
+///
+/// The report counts whole chunks: `kept` of `total` `"whole chunks"` (a cut chunk
+/// is not counted as kept).
+///
+/// # Errors
+///
+/// [`FitError::NeverCut`] for [`LayerPolicy::Never`] when the chunks do not all fit.
+///
+/// ```
+/// use ctxbudget::{CharEstimate, LayerPolicy, RankedChunks, fit_ranked};
+///
+/// let chunks: RankedChunks = [
+///     ("Treaties may reduce withholding.", 0.65),
+///     ("Form 8843 is filed by all nonresident aliens.", 0.91),
+/// ]
+/// .into_iter()
+/// .collect();
+/// let out = fit_ranked(chunks.as_slice(), 12, &CharEstimate, &LayerPolicy::Head)?;
+/// assert_eq!(out.text, "Form 8843 is filed by all nonresident aliens.");
+/// assert_eq!((out.kept, out.total), (1, 2));
+/// # Ok::<(), ctxbudget::FitError>(())
+/// ```
+pub fn fit_ranked<'a, R: RankedText>(
+    chunks: &'a [R],
+    budget: usize,
+    counter: &dyn TokenCounter,
+    policy: &LayerPolicy,
+) -> Result<FittedLayer<'a>, FitError> {
+    let options = SelectOptions::new();
+    let selection = select(chunks, budget, counter, &options);
+    let stats = selection.stats();
+    if matches!(policy, LayerPolicy::Never) && (stats.dropped > 0 || stats.cut > 0) {
+        let all = select(chunks, usize::MAX, counter, &options);
+        return Err(FitError::never_cut(all.tokens.max(budget + 1), budget));
+    }
+    Ok(
+        FittedLayer::whole(selection.text(), selection.tokens).with_kept(
+            stats.used - stats.cut,
+            stats.given,
+            "whole chunks",
+        ),
+    )
+}
+
+impl LayerContent for RankedChunks {
+    fn fit<'a>(
+        &'a self,
+        budget: usize,
+        counter: &dyn TokenCounter,
+        policy: &LayerPolicy,
+    ) -> Result<FittedLayer<'a>, FitError> {
+        fit_ranked(self.as_slice(), budget, counter, policy)
+    }
+}
+
+impl LayerContent for [RankedChunk] {
+    fn fit<'a>(
+        &'a self,
+        budget: usize,
+        counter: &dyn TokenCounter,
+        policy: &LayerPolicy,
+    ) -> Result<FittedLayer<'a>, FitError> {
+        fit_ranked(self, budget, counter, policy)
+    }
+}
+
+impl LayerContent for Vec<RankedChunk> {
+    fn fit<'a>(
+        &'a self,
+        budget: usize,
+        counter: &dyn TokenCounter,
+        policy: &LayerPolicy,
+    ) -> Result<FittedLayer<'a>, FitError> {
+        fit_ranked(self, budget, counter, policy)
     }
 }
 

@@ -21,7 +21,7 @@
 //!    budget, cuts the next one at a boundary to fill the rest, and counts the
 //!    joined text so separators and the cut marker stay within the budget too.
 //! 7. **Assemble** — [`LayerContent`] fits one layer's content (text, lists of texts,
-//!    chat histories, your own types) under a [`LayerPolicy`]; the derive's
+//!    chat histories, ranked chunks, your own types) under a [`LayerPolicy`]; the derive's
 //!    `assemble(&counter)` fits every layer, lets layers marked to grow use what the
 //!    others left, joins them and checks the prompt against `total - output`
 //!    ([`Assembled`], [`AssembleError`]).
@@ -46,7 +46,7 @@ pub mod __private;
 
 pub use assemble::{
     AssembleError, Assembled, AssembledLayer, FitError, FittedLayer, LayerContent, LayerPolicy,
-    fit_chat, fit_text, render_chat,
+    fit_chat, fit_ranked, fit_text, render_chat,
 };
 pub use budget::{ContextBudget, ContextUsage};
 pub use chat::{
