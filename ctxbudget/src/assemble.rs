@@ -643,7 +643,7 @@ pub fn fit_ranked<'a, R: RankedText>(
     }
     Ok(
         FittedLayer::whole(selection.text(), selection.tokens).with_kept(
-            stats.used - stats.cut,
+            stats.used.saturating_sub(stats.cut),
             stats.given,
             "whole chunks",
         ),
