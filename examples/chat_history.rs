@@ -9,7 +9,12 @@
 //! oldest turns until the request fits 150 cl100k tokens. The system prompt and the
 //! latest user message always stay.
 
-use ctxbudget::{ChatTrimmer, Message, Role, ToolCall};
+use ctxbudget::{ChatTrimmer, Message, Role, ToolCall, budget};
+
+budget! {
+    /// The request: the trimmed history and room for the answer.
+    ChatRequest(total = 200) { history: 150, output: 50 }
+}
 
 fn main() {
     let history = vec![
@@ -109,6 +114,13 @@ fn main() {
             d.reason
         );
     }
+
+    let mut usage = ChatRequestUsage::new();
+    if let Err(err) = usage.spend(ChatRequestLayer::History, trimmed.tokens()) {
+        eprintln!("{err}");
+        std::process::exit(1);
+    }
+    println!("\ntelemetry: {}", usage.to_json());
 }
 
 fn preview(message: &Message) -> String {

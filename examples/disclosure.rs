@@ -65,6 +65,21 @@ fn main() -> ExitCode {
                 out.shown, out.total, out.tokens
             );
             println!("{}", out.text());
+            // The spend as telemetry: one layer reserved at the budget, and the answer.
+            let layers = [("document", budget), ("output", 1_024)];
+            let total = budget.saturating_add(1_024);
+            let mut usage = match ctxbudget::ContextBudget::new(total, layers) {
+                Ok(budget) => budget.usage(),
+                Err(err) => {
+                    eprintln!("{err}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            if let Err(err) = usage.spend("document", out.tokens) {
+                eprintln!("{err}");
+                return ExitCode::FAILURE;
+            }
+            println!("\ntelemetry: {}", usage.to_json());
             ExitCode::SUCCESS
         }
         Err(err) => {

@@ -116,4 +116,15 @@ fn main() {
         &selection,
         &bpe,
     );
+
+    let mut usage = RetrievalPromptUsage::new();
+    match usage.spend(RetrievalPromptLayer::Retrieval, selection.tokens) {
+        Ok(()) => println!("telemetry: {}", usage.to_json()),
+        Err(err) => eprintln!("{err}"),
+    }
+}
+
+ctxbudget::budget! {
+    /// A prompt with a retrieval layer and room for the answer.
+    RetrievalPrompt(total = 2_000) { retrieval: 1_200, output: 800 }
 }
