@@ -31,6 +31,53 @@ fn published_counts_of_the_openai_cookbook() {
     }
 }
 
+/// Python tiktoken 0.14's `len(enc.encode_ordinary(text))` for 216 slices of the
+/// fixtures and adversarial strings, in all four encodings, written by
+/// `tests/fixtures/make_tiktoken_counts.py` (OpenAI's vocabulary files, Python's
+/// implementation).
+#[test]
+fn counts_equal_python_tiktoken() {
+    let expected: serde_json::Value =
+        serde_json::from_str(include_str!("fixtures/tiktoken_counts.json")).unwrap();
+    let names: Vec<&str> = expected["encodings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|name| name.as_str().unwrap())
+        .collect();
+    let counters = all_encodings();
+    assert_eq!(names, counters.map(|c| c.encoding().name()));
+    let fixture = |name: &str| match name {
+        "markdown.md" => MARKDOWN,
+        "prose.txt" => PROSE,
+        "code.txt" => CODE,
+        "multilingual.txt" => MULTILINGUAL,
+        other => panic!("unknown fixture {other}"),
+    };
+    let cases = expected["cases"].as_array().unwrap();
+    assert!(cases.len() > 200);
+    for case in cases {
+        let text = match case["text"].as_str() {
+            Some(text) => text,
+            None => {
+                let whole = fixture(case["fixture"].as_str().unwrap());
+                let start = usize::try_from(case["start"].as_u64().unwrap()).unwrap();
+                let end = usize::try_from(case["end"].as_u64().unwrap()).unwrap();
+                &whole[start..end]
+            }
+        };
+        for (counter, count) in counters.iter().zip(case["counts"].as_array().unwrap()) {
+            let count = usize::try_from(count.as_u64().unwrap()).unwrap();
+            assert_eq!(
+                counter.count(text),
+                count,
+                "{:?} {text:?}",
+                counter.encoding()
+            );
+        }
+    }
+}
+
 #[test]
 fn special_tokens_are_ordinary_text() {
     for counter in all_encodings() {
