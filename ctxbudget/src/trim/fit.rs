@@ -428,8 +428,8 @@ impl Pace {
     }
 
     /// The chunk length for `remaining` tokens: seven eighths of what they took
-    /// so far (a guess of a little under 4 bytes per token before anything was
-    /// counted), and under half of a chunk that was just over.
+    /// so far (before anything was counted, half the budget at a guess of a little
+    /// under 4 bytes per token), and under half of a chunk that was just over.
     #[allow(
         clippy::cast_precision_loss,
         clippy::cast_possible_truncation,
@@ -437,7 +437,9 @@ impl Pace {
     )]
     fn step(&self, remaining: usize, over: Option<usize>) -> usize {
         let step = if self.tokens == 0 {
-            remaining.saturating_mul(BYTES_PER_TOKEN_GUESS)
+            // Nothing counted yet: aim at half the budget, so that dense text (base64
+            // has under 1.5 bytes per token) is not overshot by much.
+            remaining.saturating_mul(BYTES_PER_TOKEN_GUESS) / 2
         } else {
             let per_token = self.bytes as f64 / self.tokens as f64;
             (remaining as f64 * per_token * 0.875) as usize
