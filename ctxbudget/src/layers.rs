@@ -139,31 +139,13 @@ impl<C: ContextLayers> TypedUsage<C> {
     pub fn spend(&mut self, layer: C::Layer, tokens: usize) -> Result<(), BudgetError> {
         let index = C::index(layer);
         let budget = C::LAYERS.get(index).map_or(0, LayerSpec::tokens);
-        let slot = self.spent.as_mut().get_mut(index);
-        let Some(slot) = slot else {
-            return Err(over_layer(C::LAYERS, index, 0, tokens));
-        };
-        let spent = *slot;
-        if tokens > budget.saturating_sub(spent) {
-            return Err(over_layer(C::LAYERS, index, spent, tokens));
-        }
-        if tokens > C::TOTAL.saturating_sub(self.total_spent) {
-            return Err(over_total(
-                C::LAYERS,
-                index,
-                self.total_spent,
-                tokens,
-                C::TOTAL,
-            ));
-        }
-        *slot = spent + tokens;
-        self.total_spent += tokens;
-        Ok(())
+        self.spend_index_up_to(index, tokens, budget)
     }
 
     /// Records `tokens` spent by the layer at `index`, allowing it up to `limit`
     /// instead of its reservation: for layers that grew into tokens other layers left
     /// unused. The total window is still enforced.
+    #[inline]
     pub(crate) fn spend_index_up_to(
         &mut self,
         index: usize,
