@@ -57,14 +57,13 @@ fn counts_equal_python_tiktoken() {
     let cases = expected["cases"].as_array().unwrap();
     assert!(cases.len() > 200);
     for case in cases {
-        let text = match case["text"].as_str() {
-            Some(text) => text,
-            None => {
-                let whole = fixture(case["fixture"].as_str().unwrap());
-                let start = usize::try_from(case["start"].as_u64().unwrap()).unwrap();
-                let end = usize::try_from(case["end"].as_u64().unwrap()).unwrap();
-                &whole[start..end]
-            }
+        let text = if let Some(text) = case["text"].as_str() {
+            text
+        } else {
+            let whole = fixture(case["fixture"].as_str().unwrap());
+            let start = usize::try_from(case["start"].as_u64().unwrap()).unwrap();
+            let end = usize::try_from(case["end"].as_u64().unwrap()).unwrap();
+            &whole[start..end]
         };
         for (counter, count) in counters.iter().zip(case["counts"].as_array().unwrap()) {
             let count = usize::try_from(count.as_u64().unwrap()).unwrap();
