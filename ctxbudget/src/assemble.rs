@@ -726,85 +726,33 @@ fn fit_texts<'a, S: AsRef<str>>(
     })
 }
 
-impl LayerContent for str {
-    fn fit<'a>(
-        &'a self,
-        budget: usize,
-        counter: &dyn TokenCounter,
-        policy: &LayerPolicy,
-    ) -> Result<FittedLayer<'a>, FitError> {
-        fit_text(self, budget, counter, policy)
-    }
-}
-
-impl LayerContent for String {
-    fn fit<'a>(
-        &'a self,
-        budget: usize,
-        counter: &dyn TokenCounter,
-        policy: &LayerPolicy,
-    ) -> Result<FittedLayer<'a>, FitError> {
-        fit_text(self, budget, counter, policy)
-    }
-}
-
-impl LayerContent for Cow<'_, str> {
-    fn fit<'a>(
-        &'a self,
-        budget: usize,
-        counter: &dyn TokenCounter,
-        policy: &LayerPolicy,
-    ) -> Result<FittedLayer<'a>, FitError> {
-        fit_text(self, budget, counter, policy)
-    }
-}
-
-macro_rules! texts_content {
-    ($($ty:ty),* $(,)?) => {$(
-        impl LayerContent for $ty {
+/// Implements [`LayerContent`] for each type by handing the content, as a slice, to
+/// one of the `fit_*` functions, with the given default policy.
+macro_rules! layer_content {
+    ($fit:ident, $policy:expr; $([$($generics:tt)*] $ty:ty),* $(,)?) => {$(
+        impl<$($generics)*> LayerContent for $ty {
             fn fit<'a>(
                 &'a self,
                 budget: usize,
                 counter: &dyn TokenCounter,
                 policy: &LayerPolicy,
             ) -> Result<FittedLayer<'a>, FitError> {
-                fit_texts(&self[..], budget, counter, policy)
+                $fit(&self[..], budget, counter, policy)
+            }
+
+            fn default_policy(&self) -> LayerPolicy {
+                $policy
             }
         }
     )*};
 }
 
-texts_content!([String], Vec<String>, [&str], Vec<&str>);
-
-impl<M: ChatMessage> LayerContent for [M] {
-    fn fit<'a>(
-        &'a self,
-        budget: usize,
-        counter: &dyn TokenCounter,
-        policy: &LayerPolicy,
-    ) -> Result<FittedLayer<'a>, FitError> {
-        fit_chat(self, budget, counter, policy)
-    }
-
-    fn default_policy(&self) -> LayerPolicy {
-        LayerPolicy::Tail
-    }
-}
-
-impl<M: ChatMessage> LayerContent for Vec<M> {
-    fn fit<'a>(
-        &'a self,
-        budget: usize,
-        counter: &dyn TokenCounter,
-        policy: &LayerPolicy,
-    ) -> Result<FittedLayer<'a>, FitError> {
-        fit_chat(self, budget, counter, policy)
-    }
-
-    fn default_policy(&self) -> LayerPolicy {
-        LayerPolicy::Tail
-    }
-}
+layer_content!(fit_text, LayerPolicy::Head; [] str, [] String, [] Cow<'_, str>);
+layer_content!(
+    fit_texts, LayerPolicy::Head;
+    [] [String], [] Vec<String>, [] [&str], [] Vec<&str>,
+);
+layer_content!(fit_chat, LayerPolicy::Tail; [M: ChatMessage] [M], [M: ChatMessage] Vec<M>);
 
 impl<T: LayerContent> LayerContent for Option<T> {
     fn fit<'a>(
