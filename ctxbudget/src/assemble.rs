@@ -661,28 +661,6 @@ impl LayerContent for RankedChunks {
     }
 }
 
-impl LayerContent for [RankedChunk] {
-    fn fit<'a>(
-        &'a self,
-        budget: usize,
-        counter: &dyn TokenCounter,
-        policy: &LayerPolicy,
-    ) -> Result<FittedLayer<'a>, FitError> {
-        fit_ranked(self, budget, counter, policy)
-    }
-}
-
-impl LayerContent for Vec<RankedChunk> {
-    fn fit<'a>(
-        &'a self,
-        budget: usize,
-        counter: &dyn TokenCounter,
-        policy: &LayerPolicy,
-    ) -> Result<FittedLayer<'a>, FitError> {
-        fit_ranked(self, budget, counter, policy)
-    }
-}
-
 /// Fits texts joined by a blank line; head and tail cuts count whole texts kept.
 fn fit_texts<'a, S: AsRef<str>>(
     texts: &[S],
@@ -753,6 +731,7 @@ layer_content!(
     [] [String], [] Vec<String>, [] [&str], [] Vec<&str>,
 );
 layer_content!(fit_chat, LayerPolicy::Tail; [M: ChatMessage] [M], [M: ChatMessage] Vec<M>);
+layer_content!(fit_ranked, LayerPolicy::Head; [] [RankedChunk], [] Vec<RankedChunk>);
 
 impl<T: LayerContent> LayerContent for Option<T> {
     fn fit<'a>(
