@@ -1,12 +1,18 @@
 //! Generated code names nothing through the user's scope: it compiles in a module
-//! without the prelude, next to items that shadow `Result`, `Option`, `String`,
-//! `Default`, `usize`, `str` and `core`, with fields named `builder`, `state`,
-//! `core`, `value` and `build_state`, and under `deny(warnings)` plus the workspace's
-//! clippy pedantic lints (CI runs clippy with `-D warnings` on this file).
+//! whose items shadow the prelude (`Result`, `Option`, `Some`, `String`, `Default`,
+//! `Into`, `Clone`, `PhantomData`..), the primitives `usize`, `str` and `bool`, and
+//! `core`; with fields named `builder`, `state`, `core`, `value` and `build_state`;
+//! with generic parameters named like the generated ones; and under `deny(warnings)`
+//! plus the workspace's clippy pedantic lints (CI runs clippy with `-D warnings` on
+//! this file).
+//!
+//! The module shadows the prelude item by item rather than with
+//! `#[no_implicit_prelude]`: that attribute also hides the tool prelude, so the
+//! generated `#[diagnostic::on_unimplemented]` attributes could not resolve
+//! (rust-lang/rust#106518).
 #![deny(warnings, missing_docs, missing_debug_implementations)]
 
-/// Everything the generated code could trip over, without the prelude.
-#[no_implicit_prelude]
+/// Everything the generated code could trip over.
 pub mod shadowed {
     #![allow(non_camel_case_types, dead_code)]
 
@@ -34,9 +40,64 @@ pub mod shadowed {
     /// Shadows `Some`.
     #[derive(Debug)]
     pub struct Some;
+    /// Shadows `None`.
+    #[derive(Debug)]
+    pub struct None;
+    /// Shadows `Ok`.
+    #[derive(Debug)]
+    pub struct Ok;
+    /// Shadows `Err`.
+    #[derive(Debug)]
+    pub struct Err;
+    /// Shadows the primitive `bool`.
+    #[derive(Debug)]
+    pub struct bool;
+    /// Shadows `PhantomData` (were it imported).
+    #[derive(Debug)]
+    pub struct PhantomData;
+    /// Shadows `Into`.
+    pub trait Into {}
+    /// Shadows `From`.
+    pub trait From {}
+    /// Shadows `Clone`.
+    pub trait Clone {}
+    /// Shadows `Copy`.
+    pub trait Copy {}
+    /// Shadows `Sized`.
+    pub trait Sized {}
+    /// Shadows `Fn`.
+    pub trait Fn {}
+    /// Shadows `FnOnce`.
+    pub trait FnOnce {}
+    /// Shadows `PartialEq`.
+    pub trait PartialEq {}
+    /// Shadows `Drop`.
+    pub trait Drop {}
+    /// Shadows `Vec`.
+    #[derive(Debug)]
+    pub struct Vec;
+    /// Shadows `Box`.
+    #[derive(Debug)]
+    pub struct Box;
+    /// Shadows `Unset`, `Set` and `Check`, names of generated helpers.
+    #[derive(Debug)]
+    pub struct Unset;
+    /// See [`Unset`].
+    #[derive(Debug)]
+    pub struct Set;
+    /// See [`Unset`].
+    #[derive(Debug)]
+    pub struct Check;
+    /// Shadows `panic!`.
+    #[allow(unused_macros)]
+    macro_rules! panic {
+        ($($t:tt)*) => {
+            compile_error!("generated code used the caller's `panic!`")
+        };
+    }
 
     /// A context whose fields have the names generated code might use.
-    #[derive(::ctxbudget::ContextLayers, Debug, PartialEq)]
+    #[derive(::ctxbudget::ContextLayers, ::core::fmt::Debug, ::core::cmp::PartialEq)]
     #[context(total = 4096, output = 512)]
     pub struct Awkward {
         /// Named like the constructor.
@@ -59,9 +120,34 @@ pub mod shadowed {
     /// A const reservation, so the const assertion is generated too.
     pub const LIMIT: ::core::primitive::usize = 100;
 
+    /// A `u32` reservation, converted by the generated code.
+    pub const SMALL: ::core::primitive::u32 = 10;
+
     ::ctxbudget::budget! {
         /// A `budget!` in the same hostile module.
-        pub Plain(total = LIMIT) { builder: 10, core: LIMIT - 10 }
+        pub Plain(total = LIMIT) { builder: SMALL, core: LIMIT - 10 }
+    }
+
+    /// A generic context whose parameters are named like the generated ones
+    /// (`'__a`, `'__l`, `__C`, `__Builder`, `__T`), with a required generic layer.
+    #[derive(::ctxbudget::ContextLayers, ::core::fmt::Debug)]
+    #[context(total = LIMIT)]
+    pub struct Generic<'__a, '__l, __C, __Builder: ::ctxbudget::LayerContent>
+    where
+        __C: ::ctxbudget::LayerContent + ::core::default::Default,
+    {
+        /// Borrowed, required.
+        #[budget(tokens = 10, required)]
+        pub builder: &'__a ::core::primitive::str,
+        /// Generic, required.
+        #[budget(tokens = 10, required)]
+        pub state: __Builder,
+        /// Generic, optional.
+        #[budget(tokens = 10)]
+        pub core: __C,
+        /// Borrowed with the other lifetime, optional.
+        #[budget(tokens = SMALL)]
+        pub value: ::core::option::Option<&'__l ::core::primitive::str>,
     }
 }
 
@@ -110,7 +196,7 @@ mod private_unused {
 }
 
 use ctxbudget::ContextLayers;
-use shadowed::{Awkward, AwkwardLayer, Plain, PlainLayer};
+use shadowed::{Awkward, AwkwardLayer, Generic, GenericLayer, Plain, PlainLayer};
 
 #[test]
 fn hostile_names_still_expand() {
@@ -132,6 +218,21 @@ fn hostile_names_still_expand() {
     let assembled = built.assemble(&ctxbudget::CharEstimate).unwrap();
     assert_eq!(assembled.prompt, "b\n\nc\n\nv");
     assert_eq!(assembled.usage.core_spent(), 1);
+}
+
+#[test]
+fn generic_names_like_the_generated_ones() {
+    let built: Generic<'_, '_, String, Vec<String>> = Generic::builder()
+        .state(vec![String::from("s")])
+        .builder("b")
+        .value(Some("v"))
+        .build();
+    assert!(built.core.is_empty());
+    let assembled = built.assemble(&ctxbudget::CharEstimate).unwrap();
+    assert_eq!(assembled.prompt, "b\n\ns\n\nv");
+    assert_eq!(GenericLayer::Value.budget(), 10);
+    assert_eq!(<GenericLayer as ContextLayers>::RESERVED, 40);
+    assert_eq!("state".parse::<GenericLayer>(), Ok(GenericLayer::State));
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The model both macros parse into and expand from.
 
 use proc_macro2::Span;
-use syn::{Attribute, Expr, Ident, LitInt, LitStr, Path, Type, Visibility};
+use syn::{Attribute, Expr, Generics, Ident, LitInt, LitStr, Path, Type, Visibility};
 
 /// A token count as written: an integer literal (checked in the macro) or a const
 /// expression (checked by a generated const assertion).
@@ -71,9 +71,11 @@ pub struct Budget {
     pub vis: Visibility,
     /// The type that implements `ContextLayers`.
     pub ident: Ident,
+    /// The derived struct's generics and where clause (empty for `budget!`).
+    pub generics: Generics,
     pub total: Option<Amount>,
     pub layers: Vec<Layer>,
-    /// Where a const assertion about the sum points.
+    /// Where the fallback's stand-in numbers point.
     pub check_span: Span,
     /// `true` for `#[derive(ContextLayers)]` (generates the builder).
     pub derive: bool,
@@ -86,6 +88,12 @@ pub struct Budget {
 impl Budget {
     pub fn default_crate() -> Path {
         syn::parse_quote!(::ctxbudget)
+    }
+
+    /// Whether the derived struct has generic parameters: then its budget lives on the
+    /// layer enum, which has none.
+    pub fn is_generic(&self) -> bool {
+        !self.generics.params.is_empty()
     }
 }
 

@@ -17,30 +17,50 @@ pub fn amount(expr: Expr, key: &str, errors: &mut Errors) -> Option<Amount> {
         Expr::Lit(syn::ExprLit {
             lit: Lit::Int(lit), ..
         }) => {
-            if !matches!(lit.suffix(), "" | "usize") {
-                errors.error_spanned_by(
-                    &lit,
-                    format!(
-                        "`{key}` is a token count of type usize; write `{}` without the `{}` \
-                         suffix",
-                        lit.base10_digits(),
-                        lit.suffix()
-                    ),
-                );
-                return None;
-            }
-            if let Ok(value) = lit.base10_parse::<u64>() {
-                Some(Amount::Lit { value, lit })
-            } else {
-                errors.error_spanned_by(
-                    &lit,
-                    format!(
-                        "`{key} = {}` overflows: a token count must be at most {}",
-                        lit.base10_digits(),
-                        u64::MAX
-                    ),
-                );
-                None
+            // Unsigned suffixes are fine (the value becomes a `usize` literal), as long
+            // as the value fits the suffix's type.
+            let max = match lit.suffix() {
+                "" | "usize" | "u64" | "u128" => u64::MAX,
+                "u32" => u64::from(u32::MAX),
+                "u16" => u64::from(u16::MAX),
+                "u8" => u64::from(u8::MAX),
+                suffix => {
+                    errors.error_spanned_by(
+                        &lit,
+                        format!(
+                            "`{key}` is an unsigned token count; write `{}` without the \
+                             `{suffix}` suffix",
+                            lit.base10_digits(),
+                        ),
+                    );
+                    return None;
+                }
+            };
+            match lit.base10_parse::<u64>() {
+                Ok(value) if value <= max => Some(Amount::Lit { value, lit }),
+                Ok(_) => {
+                    errors.error_spanned_by(
+                        &lit,
+                        format!(
+                            "`{key} = {lit}` does not fit in `{suffix}`; write `{digits}` \
+                             without the suffix",
+                            suffix = lit.suffix(),
+                            digits = lit.base10_digits(),
+                        ),
+                    );
+                    None
+                }
+                Err(_) => {
+                    errors.error_spanned_by(
+                        &lit,
+                        format!(
+                            "`{key} = {}` overflows: a token count must be at most {}",
+                            lit.base10_digits(),
+                            u64::MAX
+                        ),
+                    );
+                    None
+                }
             }
         }
         Expr::Lit(syn::ExprLit {
@@ -352,7 +372,6 @@ fn parse_budget(attr: &syn::Attribute, out: &mut BudgetAttr, errors: &mut Errors
 #[allow(clippy::too_many_lines)] // one pass over the input, in reading order
 pub fn parse_derive(input: &DeriveInput, errors: &mut Errors) -> Option<Budget> {
     let mut context = ContextAttr::default();
-    let mut expandable = true;
     for attr in &input.attrs {
         if attr.path().is_ident("context") {
             parse_context(attr, &mut context, errors);
@@ -395,14 +414,6 @@ pub fn parse_derive(input: &DeriveInput, errors: &mut Errors) -> Option<Budget> 
             None
         }
     };
-    if !input.generics.params.is_empty() || input.generics.where_clause.is_some() {
-        errors.error_spanned_by(
-            &input.generics,
-            "`#[derive(ContextLayers)]` does not support generic structs; use concrete \
-             field types such as `String`",
-        );
-        expandable = false;
-    }
     let fields = fields?;
 
     if !context.present || (context.total.is_none() && !context.seen.iter().any(|k| k == "total")) {
@@ -492,14 +503,12 @@ pub fn parse_derive(input: &DeriveInput, errors: &mut Errors) -> Option<Budget> 
             "a context needs at least one layer: add a field with `#[budget(tokens = N)]`",
         );
     }
-    if !expandable {
-        return None;
-    }
     Some(Budget {
         krate: context.krate.unwrap_or_else(Budget::default_crate),
         vis: input.vis.clone(),
         check_span: input.ident.span(),
         ident: input.ident.clone(),
+        generics: input.generics.clone(),
         total: context.total,
         layers,
         derive: true,

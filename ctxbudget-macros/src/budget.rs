@@ -202,6 +202,7 @@ pub fn model(input: Input, errors: &mut Errors) -> Budget {
         vis,
         check_span: total_kw.span,
         ident,
+        generics: syn::Generics::default(),
         total,
         layers,
         derive: false,

@@ -1,28 +1,34 @@
 //! Expand a validated [`Budget`] into items. Cannot fail.
 //!
-//! Every path is absolute (`::core::..`, `<krate>::..`), so user code that shadows
-//! `Option`, `Result`, `usize` or `core` changes nothing here.
+//! Every path is absolute (`::core::..`, `<krate>::__private::..`), so user code that
+//! shadows `Option`, `Result`, `usize` or `core` changes nothing here, and the runtime
+//! is named only through its `__private` module.
+//!
+//! A generic context's budget cannot depend on its generics (reservations are
+//! constants), so it lives on the layer enum, which has none: the enum implements
+//! `ContextLayers` with the table, the struct's impl forwards to it, and the usage
+//! tracker counts for the enum. A tracker never borrows what its context borrows, and
+//! `NameUsage::new()` needs no type annotations.
 
-use crate::ast::{Amount, Budget, Layer};
-use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
-use syn::{Ident, LitInt};
+use crate::ast::{Amount, Budget, FieldLayer, Layer};
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::{GenericParam, Generics, Ident, Lifetime, LitInt, Type};
 
 pub fn expand(budget: &Budget) -> TokenStream {
     let layer_enum = layer_enum(budget);
     let trait_impl = trait_impl(budget);
-    let assertion = const_assertion(budget);
+    let checks = const_checks(budget);
     let usage = usage(budget);
     let owner = if budget.derive {
-        builder(budget)
+        crate::builder::builder(budget)
     } else {
         marker(budget)
     };
     quote! {
         #layer_enum
         #trait_impl
-        #assertion
+        #checks
         #usage
         #owner
     }
@@ -40,21 +46,145 @@ pub fn builder_ident(budget: &Budget) -> Ident {
     format_ident!("{}Builder", budget.ident)
 }
 
+/// `<krate>::__private`: the only way generated code names the runtime.
+pub fn runtime(budget: &Budget) -> TokenStream {
+    let krate = &budget.krate;
+    quote!(#krate::__private)
+}
+
+/// The type whose `ContextLayers` impl holds the layer table: the context itself, or
+/// for a generic context the layer enum.
+pub fn table_owner(budget: &Budget) -> TokenStream {
+    if budget.is_generic() {
+        enum_ident(budget).into_token_stream()
+    } else {
+        budget.ident.to_token_stream()
+    }
+}
+
+/// The arguments that name the struct's own parameters: `'a, T, N` for
+/// `<'a, T: Bound, const N: usize>`.
+pub fn generic_args(generics: &Generics) -> Vec<TokenStream> {
+    generics
+        .params
+        .iter()
+        .map(|param| match param {
+            GenericParam::Lifetime(l) => l.lifetime.to_token_stream(),
+            GenericParam::Type(t) => t.ident.to_token_stream(),
+            GenericParam::Const(c) => c.ident.to_token_stream(),
+        })
+        .collect()
+}
+
+/// `Name` or `Name<args>`.
+pub fn with_args(ident: &Ident, args: &[TokenStream]) -> TokenStream {
+    if args.is_empty() {
+        quote!(#ident)
+    } else {
+        quote!(#ident<#(#args),*>)
+    }
+}
+
+/// The names of the struct's parameters (lifetimes with their `'`), which generated
+/// parameters must not reuse.
+pub fn taken_names(generics: &Generics) -> Vec<String> {
+    generics
+        .params
+        .iter()
+        .map(|param| match param {
+            GenericParam::Lifetime(l) => l.lifetime.to_string(),
+            GenericParam::Type(t) => t.ident.to_string(),
+            GenericParam::Const(c) => c.ident.to_string(),
+        })
+        .collect()
+}
+
+/// `base`, or `base_`, `base__`.. if the struct already has a parameter of that name.
+pub fn fresh(base: &str, taken: &[String]) -> String {
+    let mut name = base.to_owned();
+    while taken.contains(&name) {
+        name.push('_');
+    }
+    name
+}
+
+pub fn fresh_ident(base: &str, taken: &[String], span: Span) -> Ident {
+    Ident::new(&fresh(base, taken), span)
+}
+
+pub fn fresh_lifetime(base: &str, taken: &[String]) -> Lifetime {
+    Lifetime::new(&fresh(base, taken), Span::call_site())
+}
+
+fn mentions_any(tokens: TokenStream, names: &[&Ident]) -> bool {
+    tokens.into_iter().any(|token| match token {
+        TokenTree::Ident(ident) => names.iter().any(|n| **n == ident),
+        TokenTree::Group(group) => mentions_any(group.stream(), names),
+        _ => false,
+    })
+}
+
+/// Whether `ty` names one of the struct's type or const parameters: such a field is
+/// inferred from its setter's argument, so the setter takes the type itself.
+pub fn mentions_params(ty: &Type, generics: &Generics) -> bool {
+    let names: Vec<&Ident> = generics
+        .params
+        .iter()
+        .filter_map(|param| match param {
+            GenericParam::Type(t) => Some(&t.ident),
+            GenericParam::Const(c) => Some(&c.ident),
+            GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    !names.is_empty() && mentions_any(ty.to_token_stream(), &names)
+}
+
 /// The reservation as an expression of type `usize` (0 where it is missing, which
-/// only the fallback expansion sees).
-fn tokens_expr(amount: Option<&Amount>) -> TokenStream {
+/// only the fallback expansion sees). A const expression of any unsigned integer type
+/// is converted at compile time, and one that does not fit `usize` is a compile error
+/// naming `what`.
+fn tokens_expr(budget: &Budget, amount: Option<&Amount>, what: &str) -> TokenStream {
     match amount {
         Some(Amount::Lit { value, lit }) => {
             let lit = LitInt::new(&format!("{value}usize"), lit.span());
             quote!(#lit)
         }
-        Some(Amount::Expr(expr)) => quote!(#expr),
+        Some(amount @ Amount::Expr(expr)) => {
+            // The runtime path too: a type error in the call then points at the
+            // expression, not at the macro.
+            let rt = respan(runtime(budget), amount.span());
+            let message = format!("{what} does not fit in usize on this target; lower it");
+            quote_spanned! {amount.span()=>
+                match #rt::Tokens::new(#expr).get() {
+                    ::core::option::Option::Some(__tokens) => __tokens,
+                    ::core::option::Option::None => ::core::panic!(#message),
+                }
+            }
+        }
         None => quote!(0usize),
     }
 }
 
+/// `tokens` with every span set to `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let TokenTree::Group(group) = &token {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                token = TokenTree::Group(inner);
+            } else {
+                token.set_span(span);
+            }
+            token
+        })
+        .collect()
+}
+
 /// How a reservation reads in docs: `512` or `` `MEMORY_TOKENS` ``.
-fn tokens_doc(amount: Option<&Amount>) -> String {
+pub fn tokens_doc(amount: Option<&Amount>) -> String {
     match amount {
         Some(Amount::Lit { value, .. }) => value.to_string(),
         Some(Amount::Expr(expr)) => format!("`{}`", quote!(#expr)),
@@ -71,15 +201,34 @@ fn layer_list_doc(budget: &Budget) -> String {
         .join(", ")
 }
 
+/// The fields of a derive, each with its layer.
+pub fn field_layers(budget: &Budget) -> Vec<(&Layer, &FieldLayer)> {
+    budget
+        .layers
+        .iter()
+        .filter_map(|l| l.field.as_ref().map(|f| (l, f)))
+        .collect()
+}
+
 fn layer_enum(budget: &Budget) -> TokenStream {
-    let Budget {
-        krate, vis, ident, ..
-    } = budget;
+    let Budget { vis, ident, .. } = budget;
+    let rt = runtime(budget);
+    let owner = table_owner(budget);
     let enum_ident = enum_ident(budget);
     let count = budget.layers.len();
+    let generic_note = if budget.is_generic() {
+        format!(
+            "\n\n`{ident}` is generic, so this enum also carries its budget: it implements \
+             `ContextLayers` with the same constants, and `{}` counts for it.",
+            usage_ident(budget)
+        )
+    } else {
+        String::new()
+    };
     let doc = format!(
         "The layers of [`{ident}`], in declaration order: {}.\n\nGenerated by `ctxbudget`; \
-         each variant names one layer, so a layer that does not exist cannot be spent on.",
+         each variant names one layer, so a layer that does not exist cannot be spent on. \
+         `str::parse` reads a layer from its name, e.g. from a configuration file.{generic_note}",
         layer_list_doc(budget)
     );
     let variants = budget.layers.iter().map(|layer| {
@@ -97,7 +246,7 @@ fn layer_enum(budget: &Budget) -> TokenStream {
         quote!(#(#docs)* #sep #[doc = #doc] #variant)
     });
     let variant_list: Vec<&Ident> = budget.layers.iter().map(|l| &l.variant).collect();
-    let names = budget.layers.iter().map(|l| &l.name);
+    let names: Vec<&String> = budget.layers.iter().map(|l| &l.name).collect();
     let indices = (0..count).map(syn::Index::from);
     quote! {
         #[doc = #doc]
@@ -122,6 +271,10 @@ fn layer_enum(budget: &Budget) -> TokenStream {
             /// Every layer, in declaration order.
             pub const ALL: [Self; #count] = [#(Self::#variant_list),*];
 
+            /// Every layer's name, in declaration order: what `name()` returns and
+            /// `str::parse` accepts.
+            pub const NAMES: [&'static ::core::primitive::str; #count] = [#(#names),*];
+
             /// The layer's name, as in telemetry and in the runtime budget.
             #[must_use]
             pub const fn name(self) -> &'static ::core::primitive::str {
@@ -133,7 +286,7 @@ fn layer_enum(budget: &Budget) -> TokenStream {
             /// The layer's reservation in tokens.
             #[must_use]
             pub const fn budget(self) -> ::core::primitive::usize {
-                <#ident as #krate::ContextLayers>::LAYERS[self.index()].tokens()
+                <#owner as #rt::ContextLayers>::LAYERS[self.index()].tokens()
             }
 
             /// The layer's position in [`ALL`](Self::ALL).
@@ -151,34 +304,86 @@ fn layer_enum(budget: &Budget) -> TokenStream {
                 __f.write_str(self.name())
             }
         }
+
+        #[automatically_derived]
+        impl ::core::str::FromStr for #enum_ident {
+            type Err = #rt::UnknownLayer;
+
+            fn from_str(
+                __name: &::core::primitive::str,
+            ) -> ::core::result::Result<Self, Self::Err> {
+                match __name {
+                    #(#names => ::core::result::Result::Ok(Self::#variant_list),)*
+                    _ => ::core::result::Result::Err(#rt::UnknownLayer::new(__name, &Self::NAMES)),
+                }
+            }
+        }
     }
 }
 
+/// `impl ContextLayers`: on the context, or for a generic context on the layer enum
+/// with the context's impl forwarding to it.
 fn trait_impl(budget: &Budget) -> TokenStream {
-    let Budget { krate, ident, .. } = budget;
+    let Budget { ident, .. } = budget;
+    let rt = runtime(budget);
     let enum_ident = enum_ident(budget);
     let count = budget.layers.len();
-    let total = tokens_expr(budget.total.as_ref());
+    let total = tokens_expr(budget, budget.total.as_ref(), "the total");
     let specs = budget.layers.iter().map(|layer| {
         let name = &layer.name;
-        let tokens = tokens_expr(layer.tokens.as_ref());
+        let what = format!("the reservation of layer `{name}`");
+        let tokens = tokens_expr(budget, layer.tokens.as_ref(), &what);
         let required = layer.field.as_ref().is_some_and(|f| f.required);
-        quote!(#krate::LayerSpec::new(#name, #tokens, #required))
+        quote!(#rt::LayerSpec::new(#name, #tokens, #required))
     });
+    let table = quote! {
+        type Layer = #enum_ident;
+        type Spent = [::core::primitive::usize; #count];
+
+        const TOTAL: ::core::primitive::usize = #total;
+        const RESERVED: ::core::primitive::usize =
+            match #rt::table_sum(Self::LAYERS) {
+                ::core::option::Option::Some(__sum) => __sum,
+                ::core::option::Option::None => 0,
+            };
+        const AVAILABLE: ::core::primitive::usize = Self::TOTAL.saturating_sub(Self::RESERVED);
+        const LAYERS: &'static [#rt::LayerSpec] = &[#(#specs),*];
+        const NOTHING_SPENT: [::core::primitive::usize; #count] = [0; #count];
+
+        #[inline]
+        fn index(__layer: #enum_ident) -> ::core::primitive::usize {
+            #enum_ident::index(__layer)
+        }
+
+        fn context_budget() -> #rt::ContextBudget {
+            #rt::budget_from_table(Self::TOTAL, Self::LAYERS)
+        }
+    };
+    let (impl_generics, ty_generics, where_clause) = budget.generics.split_for_impl();
+    if !budget.is_generic() {
+        return quote! {
+            #[automatically_derived]
+            impl #rt::ContextLayers for #ident #where_clause {
+                #table
+            }
+        };
+    }
+    let table_owner = quote!(<#enum_ident as #rt::ContextLayers>);
     quote! {
         #[automatically_derived]
-        impl #krate::ContextLayers for #ident {
+        impl #rt::ContextLayers for #enum_ident {
+            #table
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #rt::ContextLayers for #ident #ty_generics #where_clause {
             type Layer = #enum_ident;
             type Spent = [::core::primitive::usize; #count];
 
-            const TOTAL: ::core::primitive::usize = #total;
-            const RESERVED: ::core::primitive::usize =
-                match #krate::__private::table_sum(Self::LAYERS) {
-                    ::core::option::Option::Some(__sum) => __sum,
-                    ::core::option::Option::None => 0,
-                };
-            const AVAILABLE: ::core::primitive::usize = Self::TOTAL.saturating_sub(Self::RESERVED);
-            const LAYERS: &'static [#krate::LayerSpec] = &[#(#specs),*];
+            const TOTAL: ::core::primitive::usize = #table_owner::TOTAL;
+            const RESERVED: ::core::primitive::usize = #table_owner::RESERVED;
+            const AVAILABLE: ::core::primitive::usize = #table_owner::AVAILABLE;
+            const LAYERS: &'static [#rt::LayerSpec] = #table_owner::LAYERS;
             const NOTHING_SPENT: [::core::primitive::usize; #count] = [0; #count];
 
             #[inline]
@@ -186,56 +391,125 @@ fn trait_impl(budget: &Budget) -> TokenStream {
                 #enum_ident::index(__layer)
             }
 
-            fn context_budget() -> #krate::ContextBudget {
-                #krate::__private::budget_from_table(Self::TOTAL, Self::LAYERS)
+            fn context_budget() -> #rt::ContextBudget {
+                #table_owner::context_budget()
             }
         }
     }
 }
 
-/// For reservations the macro cannot add up (const expressions): a const assertion.
-fn const_assertion(budget: &Budget) -> TokenStream {
-    let exprs: Vec<Span> = budget
+/// For reservations the macro cannot add up (const expressions): checks in the
+/// compiler whose errors carry the numbers.
+///
+/// A const panic cannot format numbers on stable, but an unmet trait bound can: its
+/// `#[diagnostic::on_unimplemented]` message may name the trait's const parameters.
+/// So the check is a trait `LayersFitTotal<R, T, O, L0, L1, ..>` (reserved, total,
+/// excess, each layer) whose message is the one the macro writes for literals, and an
+/// impl that only holds for `Check<true>`, where the flag is `R <= T`. The helper items
+/// sit in a module inside an anonymous const, so they neither leak nor shadow the
+/// user's names in the paths next to them.
+fn const_checks(budget: &Budget) -> TokenStream {
+    let amounts = budget
         .total
         .iter()
-        .chain(budget.layers.iter().filter_map(|l| l.tokens.as_ref()))
-        .filter(|a| a.literal().is_none())
-        .map(Amount::span)
-        .collect();
-    let Some(&span) = exprs.first() else {
+        .chain(budget.layers.iter().filter_map(|l| l.tokens.as_ref()));
+    if amounts.clone().all(|a| a.literal().is_some()) {
         return TokenStream::new();
-    };
-    let Budget { krate, ident, .. } = budget;
+    }
+    let span = budget
+        .total
+        .as_ref()
+        .map_or(budget.check_span, Amount::span);
+    let Budget { ident, .. } = budget;
+    let rt = runtime(budget);
+    let owner = table_owner(budget);
+    let n = budget.layers.len();
+    let params: Vec<Ident> = (0..n).map(|i| format_ident!("L{i}")).collect();
+    let terms = budget
+        .layers
+        .iter()
+        .zip(&params)
+        .map(|(layer, param)| format!("{} {{{param}}}", layer.name))
+        .collect::<Vec<_>>()
+        .join(" + ");
     let over = format!(
-        "the layers of `{ident}` reserve more tokens than its total; lower a reservation or \
-         raise the total"
+        "layers reserve {{R}} tokens ({terms}) but the total is {{T}}: {{O}} over; lower a \
+         reservation or raise `total` to at least {{R}}"
     );
-    let overflow =
-        format!("the layer reservations of `{ident}` overflow usize; lower the reservations");
+    let over_label = format!("the layers of `{ident}` need {{R}} tokens");
+    let overflow = format!(
+        "layer reservations overflow: {terms} does not fit in usize; lower the reservations"
+    );
+    let overflow_label = format!("the layers of `{ident}` add up to more than usize::MAX");
+    let indices = 0..n;
+    let args = quote!(#({ __LAYERS[#indices].tokens() }),*);
     quote_spanned! {span=>
-        const _: () = match #krate::__private::table_sum(
-            <#ident as #krate::ContextLayers>::LAYERS
-        ) {
-            ::core::option::Option::Some(__reserved) => {
-                if __reserved > <#ident as #krate::ContextLayers>::TOTAL {
-                    ::core::panic!(#over)
+        const _: () = {
+            mod __check {
+                #[diagnostic::on_unimplemented(message = #over, label = #over_label)]
+                pub trait LayersFitTotal<
+                    const R: ::core::primitive::usize,
+                    const T: ::core::primitive::usize,
+                    const O: ::core::primitive::usize,
+                    #(const #params: ::core::primitive::usize),*
+                > {
+                    const OK: () = ();
                 }
+
+                #[diagnostic::on_unimplemented(message = #overflow, label = #overflow_label)]
+                pub trait ReservationsFitUsize<#(const #params: ::core::primitive::usize),*> {
+                    const OK: () = ();
+                }
+
+                pub struct Check<const PASS: ::core::primitive::bool>;
+                pub trait Pass {}
+                impl Pass for Check<true> {}
+
+                #[diagnostic::do_not_recommend]
+                impl<
+                    __X: Pass,
+                    const R: ::core::primitive::usize,
+                    const T: ::core::primitive::usize,
+                    const O: ::core::primitive::usize,
+                    #(const #params: ::core::primitive::usize),*
+                > LayersFitTotal<R, T, O, #(#params),*> for __X {}
+
+                #[diagnostic::do_not_recommend]
+                impl<__X: Pass, #(const #params: ::core::primitive::usize),*>
+                    ReservationsFitUsize<#(#params),*> for __X {}
             }
-            ::core::option::Option::None => ::core::panic!(#overflow),
+
+            const __LAYERS: &[#rt::LayerSpec] = <#owner as #rt::ContextLayers>::LAYERS;
+            const __TOTAL: ::core::primitive::usize = <#owner as #rt::ContextLayers>::TOTAL;
+            const __SUM: ::core::option::Option<::core::primitive::usize> =
+                #rt::table_sum(__LAYERS);
+            const __RESERVED: ::core::primitive::usize = match __SUM {
+                ::core::option::Option::Some(__sum) => __sum,
+                ::core::option::Option::None => 0,
+            };
+
+            const _: () =
+                <__check::Check<{ __SUM.is_some() }> as __check::ReservationsFitUsize<#args>>::OK;
+            const _: () = <__check::Check<{ __RESERVED <= __TOTAL }> as __check::LayersFitTotal<
+                { __RESERVED },
+                { __TOTAL },
+                { __RESERVED.saturating_sub(__TOTAL) },
+                #args
+            >>::OK;
         };
     }
 }
 
 fn usage(budget: &Budget) -> TokenStream {
-    let Budget {
-        krate, vis, ident, ..
-    } = budget;
+    let Budget { vis, ident, .. } = budget;
+    let rt = runtime(budget);
+    let owner = table_owner(budget);
     let enum_ident = enum_ident(budget);
     let usage_ident = usage_ident(budget);
     let doc = format!(
         "Tokens spent per layer of [`{ident}`]: {}.\n\n`spend({enum_ident}::Variant, n)` \
          indexes an array (no string lookup, no hashing) and refuses a layer going over its \
-         reservation. Dereferences to `ctxbudget::TypedUsage<{ident}>` for `spend`, \
+         reservation. Dereferences to `ctxbudget::TypedUsage<{owner}>` for `spend`, \
          `total_spent`, `remaining` and `to_json`; serialises to the telemetry shape.",
         layer_list_doc(budget)
     );
@@ -266,27 +540,27 @@ fn usage(budget: &Budget) -> TokenStream {
             ::core::hash::Hash,
             ::core::default::Default
         )]
-        #vis struct #usage_ident(#krate::TypedUsage<#ident>);
+        #vis struct #usage_ident(#rt::TypedUsage<#owner>);
 
         impl #usage_ident {
             /// A tracker that has spent nothing.
             #[must_use]
             pub const fn new() -> Self {
-                Self(#krate::TypedUsage::new())
+                Self(#rt::TypedUsage::new())
             }
 
             #(#getters)*
 
             /// The generic tracker inside.
             #[must_use]
-            pub fn into_inner(self) -> #krate::TypedUsage<#ident> {
+            pub fn into_inner(self) -> #rt::TypedUsage<#owner> {
                 self.0
             }
         }
 
         #[automatically_derived]
         impl ::core::ops::Deref for #usage_ident {
-            type Target = #krate::TypedUsage<#ident>;
+            type Target = #rt::TypedUsage<#owner>;
             fn deref(&self) -> &Self::Target {
                 &self.0
             }
@@ -300,13 +574,13 @@ fn usage(budget: &Budget) -> TokenStream {
         }
 
         #[automatically_derived]
-        impl ::core::convert::From<#usage_ident> for #krate::ContextUsage {
+        impl ::core::convert::From<#usage_ident> for #rt::ContextUsage {
             fn from(__usage: #usage_ident) -> Self {
                 __usage.0.to_runtime()
             }
         }
 
-        #krate::__private::serialize_usage!(#usage_ident);
+        #rt::serialize_usage!(#usage_ident);
     }
 }
 
@@ -340,331 +614,6 @@ fn marker(budget: &Budget) -> TokenStream {
             #[must_use]
             #vis const fn usage() -> #usage_ident {
                 #usage_ident::new()
-            }
-        }
-    }
-}
-
-/// `#[derive(ContextLayers)]`: the typestate builder and the constructors on the
-/// content struct.
-#[allow(clippy::too_many_lines)] // one `quote!` per generated item, in output order
-fn builder(budget: &Budget) -> TokenStream {
-    let Budget {
-        krate, vis, ident, ..
-    } = budget;
-    let builder_ident = builder_ident(budget);
-    let usage_ident = usage_ident(budget);
-    let markers = format_ident!("__{}_layers", ident);
-    let unset = quote!(#krate::__private::Unset);
-
-    let fields: Vec<(&Layer, &crate::ast::FieldLayer)> = budget
-        .layers
-        .iter()
-        .filter_map(|l| l.field.as_ref().map(|f| (l, f)))
-        .collect();
-    let required: Vec<usize> = fields
-        .iter()
-        .enumerate()
-        .filter(|(_, (_, f))| f.required)
-        .map(|(i, _)| i)
-        .collect();
-    let params: Vec<Ident> = required
-        .iter()
-        .map(|&i| format_ident!("__{}", fields[i].0.variant))
-        .collect();
-
-    let slots = fields.iter().enumerate().map(|(i, (layer, field))| {
-        let name = &layer.ident;
-        let ty = &field.ty;
-        if let Some(p) = required.iter().position(|&r| r == i) {
-            let param = &params[p];
-            quote!(#name: #param)
-        } else {
-            quote!(#name: ::core::option::Option<#ty>)
-        }
-    });
-    let starts = fields.iter().map(|(layer, field)| {
-        let name = &layer.ident;
-        if field.required {
-            quote!(#name: #unset)
-        } else {
-            quote!(#name: ::core::option::Option::None)
-        }
-    });
-
-    let required_names = required
-        .iter()
-        .map(|&i| format!("`{}`", fields[i].0.name))
-        .collect::<Vec<_>>();
-    let builder_doc = format!(
-        "Builds [`{ident}`] one layer at a time; start with [`{ident}::builder`].\n\n{}",
-        if required_names.is_empty() {
-            "No layer is required: `build()` fills unset layers with their `Default`.".to_owned()
-        } else {
-            format!(
-                "`build()` compiles only once the required layers {} are set; unset optional \
-                 layers get their `Default`.",
-                required_names.join(", ")
-            )
-        }
-    );
-
-    let marker_types = required.iter().map(|&i| {
-        let layer = fields[i].0;
-        let marker = &layer.ident;
-        let doc = format!(
-            "Marks layer `{}` of [`{ident}`] in builder bounds.",
-            layer.name
-        );
-        quote!(#[doc = #doc] pub enum #marker {})
-    });
-
-    let required_setters = required
-        .iter()
-        .enumerate()
-        .filter(|(_, i)| fields[**i].0.name != "build")
-        .map(|(p, &i)| {
-            let (layer, field) = fields[i];
-            let name = &layer.ident;
-            let ty = &field.ty;
-            let after = params.iter().enumerate().map(|(q, x)| {
-                if q == p {
-                    quote!(#krate::__private::Set<#ty>)
-                } else {
-                    quote!(#x)
-                }
-            });
-            let moves = fields.iter().map(|(other, _)| {
-                let other = &other.ident;
-                if other == name {
-                    quote!(#other: #krate::__private::Set(::core::convert::Into::into(__value)))
-                } else {
-                    quote!(#other: self.#other)
-                }
-            });
-            let doc = format!(
-                "Sets layer `{}` (required; reservation: {} tokens).",
-                layer.name,
-                tokens_doc(layer.tokens.as_ref())
-            );
-            let param = &params[p];
-            quote! {
-                #[doc = #doc]
-                #[must_use]
-                pub fn #name(
-                    self,
-                    __value: impl ::core::convert::Into<#ty>,
-                ) -> #builder_ident<#(#after),*>
-                where
-                    #param: #krate::__private::IsUnset<#markers::#name>,
-                {
-                    #builder_ident { #(#moves),* }
-                }
-            }
-        });
-
-    // A field named `build` is rejected by validation; the fallback expansion leaves
-    // out its setter so that the rejection is the only error.
-    let optional_setters = fields
-        .iter()
-        .filter(|(layer, f)| !f.required && layer.name != "build")
-        .map(|(layer, field)| {
-            let name = &layer.ident;
-            let ty = &field.ty;
-            let doc = format!(
-                "Sets layer `{}` (optional, `Default` when unset; reservation: {} tokens).",
-                layer.name,
-                tokens_doc(layer.tokens.as_ref())
-            );
-            quote! {
-                #[doc = #doc]
-                #[must_use]
-                pub fn #name(mut self, __value: impl ::core::convert::Into<#ty>) -> Self {
-                    self.#name = ::core::option::Option::Some(::core::convert::Into::into(__value));
-                    self
-                }
-            }
-        });
-
-    let bounds = required.iter().zip(&params).map(|(&i, param)| {
-        let (layer, field) = fields[i];
-        let marker = &layer.ident;
-        let ty = &field.ty;
-        quote!(#param: #krate::__private::IsSet<#markers::#marker, #ty>)
-    });
-    let inits = fields.iter().map(|(layer, field)| {
-        let name = &layer.ident;
-        let ty = &field.ty;
-        if let Some(p) = required.iter().position(|&r| fields[r].0.ident == *name) {
-            let param = &params[p];
-            quote! {
-                #name: <#param as #krate::__private::IsSet<#markers::#name, #ty>>::into_value(
-                    self.#name,
-                )
-            }
-        } else {
-            quote_spanned!(ty.span()=>
-                #name: ::core::option::Option::unwrap_or_else(
-                    self.#name,
-                    <#ty as #krate::__private::OptionalLayer>::unset,
-                )
-            )
-        }
-    });
-    let build_doc = format!(
-        "The finished [`{ident}`]; compiles only once every required layer is set.{}",
-        if required_names.is_empty() {
-            String::new()
-        } else {
-            format!(" Required: {}.", required_names.join(", "))
-        }
-    );
-    let builder_name = builder_ident.to_string();
-    let assemble = assemble(budget);
-
-    quote! {
-        #[doc(hidden)]
-        #[allow(non_snake_case, non_camel_case_types)]
-        #vis mod #markers {
-            #(#marker_types)*
-        }
-
-        #[doc = #builder_doc]
-        #[must_use = "a builder does nothing until `.build()` is called"]
-        #vis struct #builder_ident<#(#params = #unset),*> {
-            #(#slots,)*
-        }
-
-        #[automatically_derived]
-        impl<#(#params),*> ::core::fmt::Debug for #builder_ident<#(#params),*> {
-            fn fmt(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                __f.debug_struct(#builder_name).finish_non_exhaustive()
-            }
-        }
-
-        impl<#(#params),*> #builder_ident<#(#params),*> {
-            #(#required_setters)*
-
-            #(#optional_setters)*
-
-            #[doc = #build_doc]
-            #[must_use]
-            pub fn build(self) -> #ident
-            where
-                #(#bounds,)*
-            {
-                #ident {
-                    #(#inits,)*
-                }
-            }
-        }
-
-        impl #ident {
-            /// A builder that has set no layer yet.
-            #vis fn builder() -> #builder_ident {
-                #builder_ident {
-                    #(#starts,)*
-                }
-            }
-
-            /// A usage tracker for this context's budget that has spent nothing.
-            #[must_use]
-            #vis const fn usage() -> #usage_ident {
-                #usage_ident::new()
-            }
-        }
-
-        #assemble
-    }
-}
-
-/// `assemble()`: the fields as `&dyn LayerContent`, their policies and growth, and a
-/// call to the runtime. The bounds on the field types are higher-ranked so that they
-/// are checked where `assemble()` is called: a context whose fields are not all
-/// content still derives, it just has no callable `assemble()`.
-fn assemble(budget: &Budget) -> TokenStream {
-    let Budget {
-        krate, vis, ident, ..
-    } = budget;
-    let usage_ident = usage_ident(budget);
-    let fields: Vec<(&Layer, &crate::ast::FieldLayer)> = budget
-        .layers
-        .iter()
-        .filter_map(|l| l.field.as_ref().map(|f| (l, f)))
-        .collect();
-    let bounds = fields.iter().map(|(_, field)| {
-        let ty = &field.ty;
-        quote_spanned!(ty.span()=> for<'__l> #ty: #krate::LayerContent)
-    });
-    let contents = fields.iter().map(|(layer, _)| {
-        let name = &layer.ident;
-        quote!(&self.#name as &dyn #krate::LayerContent)
-    });
-    let plans = fields.iter().map(|(_, field)| {
-        let policy = match field.policy.as_ref().map(|(name, _)| name.as_str()) {
-            None => quote!(::core::option::Option::None),
-            Some("disclose") => {
-                let recovery = field
-                    .recovery
-                    .as_ref()
-                    .map_or_else(|| quote!("the full text"), |lit| quote!(#lit));
-                quote!(::core::option::Option::Some(#krate::LayerPolicy::disclose(#recovery)))
-            }
-            Some(name) => {
-                let variant = match name {
-                    "tail" => quote!(Tail),
-                    "head_and_tail" => quote!(HeadAndTail),
-                    "never" => quote!(Never),
-                    _ => quote!(Head),
-                };
-                quote!(::core::option::Option::Some(#krate::LayerPolicy::#variant))
-            }
-        };
-        let grow = field.grow.map_or_else(
-            || quote!(::core::option::Option::None),
-            |(priority, _)| quote!(::core::option::Option::Some(#priority)),
-        );
-        quote!(#krate::__private::LayerPlan::new(#policy, #grow))
-    });
-    let separator = budget
-        .separator
-        .as_ref()
-        .map_or_else(|| quote!("\n\n"), |lit| quote!(#lit));
-    let separator_doc = budget.separator.as_ref().map_or_else(
-        || "\"\\n\\n\"".to_owned(),
-        |lit| format!("{:?}", lit.value()),
-    );
-    let doc = format!(
-        "Fits every layer of [`{ident}`] to its reservation (layers marked `grow` also get \
-         what the others leave), joins them with {separator_doc} and checks the prompt with \
-         `counter` against the total less the output reservation. Returns the fitted \
-         layers, the prompt and a [`{usage_ident}`] with each layer's spend.\n\n\
-         # Errors\n\n`AssembleError::LayerOverBudget` for a layer marked `policy = never` \
-         that is over what it may use; see `ctxbudget::AssembleError` for the others."
-    );
-    quote! {
-        impl #ident {
-            #[doc = #doc]
-            #vis fn assemble<'__a, __C>(
-                &'__a self,
-                __counter: &__C,
-            ) -> ::core::result::Result<
-                #krate::Assembled<'__a, #usage_ident>,
-                #krate::AssembleError,
-            >
-            where
-                __C: #krate::TokenCounter + ?::core::marker::Sized,
-                #(#bounds,)*
-            {
-                ::core::result::Result::map(
-                    #krate::__private::assemble::<Self, __C>(
-                        &[#(#contents),*],
-                        &[#(#plans),*],
-                        #separator,
-                        __counter,
-                    ),
-                    |__assembled| __assembled.map_usage(#usage_ident),
-                )
             }
         }
     }

@@ -5,12 +5,13 @@
 //! both macros lives on the re-exports in `ctxbudget`.
 //!
 //! Each macro runs parse -> validate -> expand: `attr` and `budget` parse into the
-//! model of `ast`, `valid` checks it, `expand` writes the items and `fallback`
-//! writes stand-ins beside the errors.
+//! model of `ast`, `valid` checks it, `expand` writes the items (`builder` those only
+//! the derive has) and `fallback` writes stand-ins beside the errors.
 
 mod ast;
 mod attr;
 mod budget;
+mod builder;
 mod errors;
 mod expand;
 mod fallback;

@@ -1,7 +1,8 @@
 //! Budgets known at compile time: the [`ContextLayers`] trait that
 //! [`#[derive(ContextLayers)]`](crate::ContextLayers) and [`budget!`](crate::budget)
 //! implement, its layer table ([`LayerSpec`]) and the typed tracker
-//! [`TypedUsage`].
+//! [`TypedUsage`], and [`UnknownLayer`], the error of parsing a layer enum from a
+//! name.
 
 use crate::budget::{ContextBudget, ContextUsage};
 use crate::error::BudgetError;
@@ -299,5 +300,67 @@ impl<C: ContextLayers> fmt::Debug for TypedUsage<C> {
 impl<C: ContextLayers> From<TypedUsage<C>> for ContextUsage {
     fn from(usage: TypedUsage<C>) -> Self {
         usage.to_runtime()
+    }
+}
+
+/// A layer name that is not one of a compile-time budget's layers: the error of
+/// parsing a generated layer enum from a name (`"memory".parse::<AgentContextLayer>()`),
+/// e.g. a layer named in a configuration file.
+///
+/// Its message names the unknown layer and lists the valid names in declaration
+/// order. It converts into [`BudgetError::UnknownLayer`] for code that collects
+/// budget errors.
+///
+/// ```
+/// ctxbudget::budget! {
+///     /// The chat window.
+///     pub ChatBudget(total = 8192) { system: 512, history: 4096, user: 1024, output: 1024 }
+/// }
+///
+/// let layer: ChatBudgetLayer = "history".parse()?;
+/// assert_eq!(layer, ChatBudgetLayer::History);
+///
+/// let err = "histroy".parse::<ChatBudgetLayer>().unwrap_err();
+/// assert_eq!(err.name(), "histroy");
+/// assert_eq!(err.expected(), ChatBudgetLayer::NAMES);
+/// assert_eq!(
+///     err.to_string(),
+///     "unknown layer `histroy`; expected one of: system, history, user, output"
+/// );
+/// let err: ctxbudget::BudgetError = err.into();
+/// assert!(matches!(err, ctxbudget::BudgetError::UnknownLayer { .. }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, thiserror::Error)]
+#[error("unknown layer `{name}`; expected one of: {}", self.expected.join(", "))]
+pub struct UnknownLayer {
+    name: String,
+    expected: &'static [&'static str],
+}
+
+impl UnknownLayer {
+    /// The error for `name`, which is none of `expected` (the valid layer names, in
+    /// declaration order).
+    pub fn new(name: impl Into<String>, expected: &'static [&'static str]) -> Self {
+        UnknownLayer {
+            name: name.into(),
+            expected,
+        }
+    }
+
+    /// The name that matched no layer.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The valid layer names, in declaration order.
+    pub fn expected(&self) -> &'static [&'static str] {
+        self.expected
+    }
+}
+
+impl From<UnknownLayer> for BudgetError {
+    fn from(err: UnknownLayer) -> Self {
+        BudgetError::unknown_layer(&err.name, err.expected.iter().copied())
     }
 }

@@ -9,7 +9,7 @@ use core::ops::Deref;
 // Generated code names the runtime only through this module, so it does not depend
 // on where the public items live.
 pub use crate::assemble::LayerPlan;
-pub use crate::layers::TypedUsage;
+pub use crate::layers::{TypedUsage, UnknownLayer};
 pub use crate::{
     AssembleError, Assembled, ContextLayers, ContextUsage, LayerContent, LayerPolicy, TokenCounter,
 };
@@ -41,44 +41,6 @@ pub const fn table_sum(layers: &[LayerSpec]) -> Option<usize> {
     }
     Some(sum)
 }
-
-/// Typestate: a required builder layer not set yet.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Unset;
-
-/// Typestate: a required builder layer set to the value inside.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Set<T>(pub T);
-
-/// Implemented by [`Set`] only, so a `build()` bounded on it fails to compile until
-/// every required layer is set. `L` is a marker type named after the layer.
-#[diagnostic::on_unimplemented(
-    message = "required layer `{L}` was not set",
-    label = "this builder has no value for layer `{L}`",
-    note = "call `.{L}(..)` on the builder before `.build()`"
-)]
-pub trait IsSet<L, T> {
-    /// The value set.
-    fn into_value(self) -> T;
-}
-
-impl<L, T> IsSet<L, T> for Set<T> {
-    #[inline]
-    fn into_value(self) -> T {
-        self.0
-    }
-}
-
-/// Implemented by [`Unset`] only, so a required layer's setter compiles once per
-/// builder: setting a layer twice is an error naming it.
-#[diagnostic::on_unimplemented(
-    message = "layer `{L}` is already set",
-    label = "`.{L}(..)` was already called on this builder",
-    note = "set each required layer once"
-)]
-pub trait IsUnset<L> {}
-
-impl<L> IsUnset<L> for Unset {}
 
 /// A reservation as written in an attribute (`tokens = N`, `total = N`), of any
 /// unsigned integer type, on its way to `usize`: generated code writes

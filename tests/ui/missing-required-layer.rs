@@ -11,6 +11,18 @@ struct AgentContext {
     user: String,
 }
 
+// A second context with a required `system` layer, and borrowed layers: the messages
+// still name the layer plainly.
+#[derive(ContextLayers)]
+#[context(total = 1024)]
+struct Prompt<'a> {
+    #[budget(tokens = 512, required)]
+    system: &'a str,
+    #[budget(tokens = 512)]
+    user: &'a str,
+}
+
 fn main() {
     let _ = AgentContext::builder().system("You are terse.").memory("m").build();
+    let _ = Prompt::builder().user("hi").build();
 }

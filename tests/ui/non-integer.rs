@@ -9,8 +9,10 @@ struct AgentContext {
     memory: String,
     #[budget(tokens = -3)]
     plan: String,
-    #[budget(tokens = 512u32)]
+    #[budget(tokens = 512i32)]
     user: String,
+    #[budget(tokens = 300u8)]
+    tool: String,
 }
 
 const HALF: f64 = 0.5;

@@ -20,11 +20,4 @@ union Union {
 #[context(total = 4096)]
 struct Unit;
 
-#[derive(ContextLayers)]
-#[context(total = 4096)]
-struct Generic<T> {
-    #[budget(tokens = 512)]
-    system: T,
-}
-
 fn main() {}
