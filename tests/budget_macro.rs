@@ -11,6 +11,8 @@ ctxbudget::budget! {
 
 const WINDOW: usize = 2 * 1024;
 const SYSTEM: usize = 256;
+const TOOLS: u32 = 300;
+const CONTEXT: u64 = 1 << 20;
 
 mod nested {
     ctxbudget::budget! {
@@ -29,6 +31,11 @@ use nested::{ConstBudget, ConstBudgetLayer};
 ctxbudget::budget! {
     /// More than 32 layers: arrays past the sizes std implements `Default` for.
     pub Wide(total = 780) { l0: 0, l1: 1, l2: 2, l3: 3, l4: 4, l5: 5, l6: 6, l7: 7, l8: 8, l9: 9, l10: 10, l11: 11, l12: 12, l13: 13, l14: 14, l15: 15, l16: 16, l17: 17, l18: 18, l19: 19, l20: 20, l21: 21, l22: 22, l23: 23, l24: 24, l25: 25, l26: 26, l27: 27, l28: 28, l29: 29, l30: 30, l31: 31, l32: 32, l33: 33, l34: 34, l35: 35, l36: 36, l37: 37, l38: 38, l39: 39 }
+}
+
+ctxbudget::budget! {
+    /// Reservations from `u32` and `u64` constants.
+    pub Unsigned(total = CONTEXT) { tools: TOOLS, rest: CONTEXT - 300 }
 }
 
 // The constants are usable in const context.
@@ -52,6 +59,34 @@ fn constants() {
             ConstBudgetLayer::LongTermMemory
         ]
     );
+}
+
+#[test]
+fn unsigned_constants() {
+    assert_eq!(Unsigned::TOTAL, 1 << 20);
+    assert_eq!(UnsignedLayer::Tools.budget(), 300);
+    assert_eq!(Unsigned::AVAILABLE, 0);
+}
+
+#[test]
+fn layer_names_parse() {
+    assert_eq!(
+        ChatBudgetLayer::NAMES,
+        ["system", "history", "user", "output"]
+    );
+    assert_eq!("output".parse(), Ok(ChatBudgetLayer::Output));
+    assert_eq!("type".parse(), Ok(ConstBudgetLayer::Type));
+    assert_eq!(
+        "long_term_memory".parse::<ConstBudgetLayer>(),
+        Ok(ConstBudgetLayer::LongTermMemory)
+    );
+    let err = "LongTermMemory".parse::<ConstBudgetLayer>().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "unknown layer `LongTermMemory`; expected one of: system, type, long_term_memory"
+    );
+    assert_eq!(WideLayer::NAMES.len(), 40);
+    assert_eq!("l39".parse(), Ok(WideLayer::L39));
 }
 
 #[test]
