@@ -175,6 +175,23 @@ mod crate_path {
     }
 }
 
+mod clashing_states {
+    //! Layers `user` and `user_is` would both generate a `UserIsSet`; the states are
+    //! numbered then.
+
+    /// Two required layers whose state names would clash.
+    #[derive(ctxbudget::ContextLayers, Debug)]
+    #[context(total = 10)]
+    pub struct Clash {
+        /// First.
+        #[budget(tokens = 1, required)]
+        pub user: String,
+        /// Second.
+        #[budget(tokens = 1, required)]
+        pub user_is: String,
+    }
+}
+
 mod private_unused {
     //! A private context of which only the builder is used: no generated item may
     //! warn as unused (the file denies warnings).
@@ -233,6 +250,15 @@ fn generic_names_like_the_generated_ones() {
     assert_eq!(GenericLayer::Value.budget(), 10);
     assert_eq!(<GenericLayer as ContextLayers>::RESERVED, 40);
     assert_eq!("state".parse::<GenericLayer>(), Ok(GenericLayer::State));
+}
+
+#[test]
+fn clashing_state_names() {
+    let clash = clashing_states::Clash::builder()
+        .user_is("b")
+        .user("a")
+        .build();
+    assert_eq!((clash.user.as_str(), clash.user_is.as_str()), ("a", "b"));
 }
 
 #[test]

@@ -642,6 +642,35 @@ mod tests {
     }
 
     #[test]
+    fn unsigned_suffixes_that_fit_are_accepted() {
+        let input: DeriveInput = parse_quote! {
+            #[context(total = 4096u64)]
+            struct Ctx<'a, T> {
+                #[budget(tokens = 512u32)] a: &'a str,
+                #[budget(tokens = 255u8)] b: T,
+                #[budget(tokens = 256u8)] c: String,
+                #[budget(tokens = 5i32)] d: String,
+            }
+        };
+        assert_eq!(
+            messages(&input),
+            [
+                "`tokens = 256u8` does not fit in `u8`; write `256` without the suffix",
+                "`tokens` is an unsigned token count; write `5` without the `i32` suffix",
+            ]
+        );
+        let mut errors = Errors::new();
+        let budget = parse_derive(&input, &mut errors).unwrap();
+        let _ = errors.finish();
+        assert!(budget.is_generic());
+        assert_eq!(budget.total.unwrap().literal(), Some(4096));
+        assert_eq!(
+            budget.layers[1].tokens.as_ref().unwrap().literal(),
+            Some(255)
+        );
+    }
+
+    #[test]
     fn shapes_other_than_named_structs_are_rejected() {
         let tuple: DeriveInput = parse_quote! { #[context(total = 1)] struct T(String); };
         let en: DeriveInput = parse_quote! { #[context(total = 1)] enum E { A } };

@@ -552,3 +552,79 @@ fn assemble(budget: &Budget) -> TokenStream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{attr, errors::Errors};
+    use syn::parse_quote;
+
+    fn names(input: &syn::DeriveInput) -> Vec<Vec<String>> {
+        let mut errors = Errors::new();
+        let budget = attr::parse_derive(input, &mut errors).unwrap();
+        errors.finish().unwrap();
+        let required: Vec<(&Layer, &FieldLayer)> = budget
+            .layers
+            .iter()
+            .filter_map(|l| l.field.as_ref().map(|f| (l, f)))
+            .filter(|(_, f)| f.required)
+            .collect();
+        state_names(&required)
+            .iter()
+            .map(|s| {
+                [&s.unset, &s.set, &s.is_set, &s.is_unset]
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn state_names_follow_the_variant() {
+        let input: syn::DeriveInput = parse_quote! {
+            #[context(total = 10)]
+            struct C {
+                #[budget(tokens = 1, required)] long_term: String,
+                #[budget(tokens = 1)] optional: String,
+                #[budget(tokens = 1, required)] r#type: String,
+            }
+        };
+        assert_eq!(
+            names(&input),
+            [
+                [
+                    "LongTermUnset",
+                    "LongTermSet",
+                    "LongTermIsSet",
+                    "LongTermIsUnset"
+                ],
+                ["TypeUnset", "TypeSet", "TypeIsSet", "TypeIsUnset"],
+            ]
+        );
+    }
+
+    #[test]
+    fn clashing_state_names_are_numbered() {
+        // `UserIsSet` would be both `user`'s trait and `user_is`'s state.
+        let input: syn::DeriveInput = parse_quote! {
+            #[context(total = 10)]
+            struct C {
+                #[budget(tokens = 1, required)] user: String,
+                #[budget(tokens = 1, required)] user_is: String,
+            }
+        };
+        assert_eq!(
+            names(&input),
+            [
+                ["User0Unset", "User0Set", "User0IsSet", "User0IsUnset"],
+                [
+                    "UserIs1Unset",
+                    "UserIs1Set",
+                    "UserIs1IsSet",
+                    "UserIs1IsUnset"
+                ],
+            ]
+        );
+    }
+}

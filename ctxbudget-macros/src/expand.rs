@@ -624,6 +624,85 @@ mod tests {
     use crate::{attr, errors::Errors, valid};
     use syn::parse_quote;
 
+    fn items(input: &syn::DeriveInput) -> Vec<String> {
+        let mut errors = Errors::new();
+        let budget = attr::parse_derive(input, &mut errors).unwrap();
+        valid::check(&budget, &mut errors);
+        errors.finish().unwrap();
+        let file: syn::File = syn::parse2(super::expand(&budget)).unwrap();
+        file.items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Enum(e) => Some(format!("enum {}", e.ident)),
+                syn::Item::Struct(s) => Some(format!("struct {}", s.ident)),
+                syn::Item::Mod(m) => Some(format!("mod {}", m.ident)),
+                syn::Item::Impl(i) => {
+                    let ty = &i.self_ty;
+                    let ty = quote::quote!(#ty).to_string().replace(' ', "");
+                    Some(match &i.trait_ {
+                        Some((_, path, _)) => {
+                            format!("impl {} for {ty}", path.segments.last().unwrap().ident)
+                        }
+                        None => format!("impl {ty}"),
+                    })
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_generic_context_keeps_its_budget_on_the_enum() {
+        let input: syn::DeriveInput = parse_quote! {
+            #[context(total = 100)]
+            struct Prompt<'a, T: Clone> where T: Default {
+                #[budget(tokens = 10, required)] system: &'a str,
+                #[budget(tokens = 10)] history: T,
+            }
+        };
+        assert_eq!(
+            items(&input),
+            [
+                "enum PromptLayer",
+                "impl PromptLayer",
+                "impl Display for PromptLayer",
+                "impl FromStr for PromptLayer",
+                "impl ContextLayers for PromptLayer",
+                "impl ContextLayers for Prompt<'a,T>",
+                "struct PromptUsage",
+                "impl PromptUsage",
+                "impl Deref for PromptUsage",
+                "impl DerefMut for PromptUsage",
+                "impl From for ::ctxbudget::__private::ContextUsage",
+                "mod __Prompt_layers",
+                "struct PromptBuilder",
+                "impl Debug for PromptBuilder<'a,T,__System>",
+                "impl PromptBuilder<'a,T,__System>",
+                "impl Prompt<'a,T>",
+            ]
+        );
+    }
+
+    #[test]
+    fn generated_parameters_avoid_the_structs_own() {
+        let taken = ["__System".to_owned(), "'__a".to_owned()];
+        assert_eq!(super::fresh("__System", &taken), "__System_");
+        assert_eq!(super::fresh("'__a", &taken), "'__a_");
+        assert_eq!(super::fresh("__C", &taken), "__C");
+    }
+
+    #[test]
+    fn fields_naming_a_parameter_are_found() {
+        let generics: syn::Generics = parse_quote!(<'a, T, const N: usize>);
+        let mentions = |ty: syn::Type| super::mentions_params(&ty, &generics);
+        assert!(mentions(parse_quote!(T)));
+        assert!(mentions(parse_quote!(Vec<Option<T>>)));
+        assert!(mentions(parse_quote!([u8; N])));
+        assert!(mentions(parse_quote!(<T as Iterator>::Item)));
+        assert!(!mentions(parse_quote!(&'a str)));
+        assert!(!mentions(parse_quote!(Vec<Tokens>)));
+    }
+
     /// The expansion of the documented example is valid Rust with every generated item.
     /// With `CTXBUDGET_DUMP_EXPANSION=path` it is also written to `path`: that is the
     /// "hand-written" side of `benches/compile_time.sh`.
