@@ -124,11 +124,11 @@ fn state_module(
         let is_unset_label = format!("`.{setter}(..)` was already called on this builder");
         quote_spanned! {layer.ident.span()=>
             #[doc = #unset_doc]
-            #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy)]
+            #[derive(::core::fmt::Debug)]
             pub struct #unset;
 
             #[doc = #set_doc]
-            #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy)]
+            #[derive(::core::fmt::Debug)]
             pub struct #set<__T>(pub __T);
 
             #[doc = #is_set_doc]
