@@ -10,7 +10,10 @@
 
 use std::process::ExitCode;
 
-use ctxbudget::{disclose_within, disclosure_trailer, estimate, truncate_at_section_boundary};
+use ctxbudget::{
+    disclose_within, disclosure::disclosure_trailer, disclosure::estimate,
+    disclosure::truncate_at_section_boundary,
+};
 
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

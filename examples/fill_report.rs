@@ -7,7 +7,7 @@
 //! cargo run --release --example fill_report    # ../shared/corpus, or the fixtures
 //! ```
 
-use ctxbudget::{Boundary, Keep, Tiktoken, TrimOptions, trim_with};
+use ctxbudget::{Keep, Tiktoken, TrimOptions, trim::Boundary, trim_with};
 use ctxbudget_tests::{CODE, MARKDOWN, PROSE, corpus, floor_char_boundary};
 
 const BUDGETS: [usize; 5] = [128, 512, 2_048, 8_192, 32_768];

@@ -133,7 +133,7 @@ fn layer_enum(budget: &Budget) -> TokenStream {
             /// The layer's reservation in tokens.
             #[must_use]
             pub const fn budget(self) -> ::core::primitive::usize {
-                <#ident as #krate::ContextLayers>::LAYERS[self.index()].tokens()
+                <#ident as #krate::__private::ContextLayers>::LAYERS[self.index()].tokens()
             }
 
             /// The layer's position in [`ALL`](Self::ALL).
@@ -163,11 +163,11 @@ fn trait_impl(budget: &Budget) -> TokenStream {
         let name = &layer.name;
         let tokens = tokens_expr(layer.tokens.as_ref());
         let required = layer.field.as_ref().is_some_and(|f| f.required);
-        quote!(#krate::LayerSpec::new(#name, #tokens, #required))
+        quote!(#krate::__private::LayerSpec::new(#name, #tokens, #required))
     });
     quote! {
         #[automatically_derived]
-        impl #krate::ContextLayers for #ident {
+        impl #krate::__private::ContextLayers for #ident {
             type Layer = #enum_ident;
             type Spent = [::core::primitive::usize; #count];
 
@@ -178,7 +178,7 @@ fn trait_impl(budget: &Budget) -> TokenStream {
                     ::core::option::Option::None => 0,
                 };
             const AVAILABLE: ::core::primitive::usize = Self::TOTAL.saturating_sub(Self::RESERVED);
-            const LAYERS: &'static [#krate::LayerSpec] = &[#(#specs),*];
+            const LAYERS: &'static [#krate::__private::LayerSpec] = &[#(#specs),*];
             const NOTHING_SPENT: [::core::primitive::usize; #count] = [0; #count];
 
             #[inline]
@@ -186,7 +186,7 @@ fn trait_impl(budget: &Budget) -> TokenStream {
                 #enum_ident::index(__layer)
             }
 
-            fn context_budget() -> #krate::ContextBudget {
+            fn context_budget() -> #krate::__private::ContextBudget {
                 #krate::__private::budget_from_table(Self::TOTAL, Self::LAYERS)
             }
         }
@@ -214,10 +214,10 @@ fn const_assertion(budget: &Budget) -> TokenStream {
         format!("the layer reservations of `{ident}` overflow usize; lower the reservations");
     quote_spanned! {span=>
         const _: () = match #krate::__private::table_sum(
-            <#ident as #krate::ContextLayers>::LAYERS
+            <#ident as #krate::__private::ContextLayers>::LAYERS
         ) {
             ::core::option::Option::Some(__reserved) => {
-                if __reserved > <#ident as #krate::ContextLayers>::TOTAL {
+                if __reserved > <#ident as #krate::__private::ContextLayers>::TOTAL {
                     ::core::panic!(#over)
                 }
             }
@@ -235,7 +235,7 @@ fn usage(budget: &Budget) -> TokenStream {
     let doc = format!(
         "Tokens spent per layer of [`{ident}`]: {}.\n\n`spend({enum_ident}::Variant, n)` \
          indexes an array (no string lookup, no hashing) and refuses a layer going over its \
-         reservation. Dereferences to `ctxbudget::TypedUsage<{ident}>` for `spend`, \
+         reservation. Dereferences to `ctxbudget::budget::TypedUsage<{ident}>` for `spend`, \
          `total_spent`, `remaining` and `to_json`; serialises to the telemetry shape.",
         layer_list_doc(budget)
     );
@@ -266,27 +266,27 @@ fn usage(budget: &Budget) -> TokenStream {
             ::core::hash::Hash,
             ::core::default::Default
         )]
-        #vis struct #usage_ident(#krate::TypedUsage<#ident>);
+        #vis struct #usage_ident(#krate::__private::TypedUsage<#ident>);
 
         impl #usage_ident {
             /// A tracker that has spent nothing.
             #[must_use]
             pub const fn new() -> Self {
-                Self(#krate::TypedUsage::new())
+                Self(#krate::__private::TypedUsage::new())
             }
 
             #(#getters)*
 
             /// The generic tracker inside.
             #[must_use]
-            pub fn into_inner(self) -> #krate::TypedUsage<#ident> {
+            pub fn into_inner(self) -> #krate::__private::TypedUsage<#ident> {
                 self.0
             }
         }
 
         #[automatically_derived]
         impl ::core::ops::Deref for #usage_ident {
-            type Target = #krate::TypedUsage<#ident>;
+            type Target = #krate::__private::TypedUsage<#ident>;
             fn deref(&self) -> &Self::Target {
                 &self.0
             }
@@ -300,7 +300,7 @@ fn usage(budget: &Budget) -> TokenStream {
         }
 
         #[automatically_derived]
-        impl ::core::convert::From<#usage_ident> for #krate::ContextUsage {
+        impl ::core::convert::From<#usage_ident> for #krate::__private::ContextUsage {
             fn from(__usage: #usage_ident) -> Self {
                 __usage.0.to_runtime()
             }
@@ -594,11 +594,11 @@ fn assemble(budget: &Budget) -> TokenStream {
         .collect();
     let bounds = fields.iter().map(|(_, field)| {
         let ty = &field.ty;
-        quote_spanned!(ty.span()=> for<'__l> #ty: #krate::LayerContent)
+        quote_spanned!(ty.span()=> for<'__l> #ty: #krate::__private::LayerContent)
     });
     let contents = fields.iter().map(|(layer, _)| {
         let name = &layer.ident;
-        quote!(&self.#name as &dyn #krate::LayerContent)
+        quote!(&self.#name as &dyn #krate::__private::LayerContent)
     });
     let plans = fields.iter().map(|(_, field)| {
         let policy = match field.policy.as_ref().map(|(name, _)| name.as_str()) {
@@ -608,7 +608,7 @@ fn assemble(budget: &Budget) -> TokenStream {
                     .recovery
                     .as_ref()
                     .map_or_else(|| quote!("the full text"), |lit| quote!(#lit));
-                quote!(::core::option::Option::Some(#krate::LayerPolicy::disclose(#recovery)))
+                quote!(::core::option::Option::Some(#krate::__private::LayerPolicy::disclose(#recovery)))
             }
             Some(name) => {
                 let variant = match name {
@@ -617,7 +617,7 @@ fn assemble(budget: &Budget) -> TokenStream {
                     "never" => quote!(Never),
                     _ => quote!(Head),
                 };
-                quote!(::core::option::Option::Some(#krate::LayerPolicy::#variant))
+                quote!(::core::option::Option::Some(#krate::__private::LayerPolicy::#variant))
             }
         };
         let grow = field.grow.map_or_else(
@@ -640,7 +640,7 @@ fn assemble(budget: &Budget) -> TokenStream {
          `counter` against the total less the output reservation. Returns the fitted \
          layers, the prompt and a [`{usage_ident}`] with each layer's spend.\n\n\
          # Errors\n\n`AssembleError::LayerOverBudget` for a layer marked `policy = never` \
-         that is over what it may use; see `ctxbudget::AssembleError` for the others."
+         that is over what it may use; see `ctxbudget::assemble::AssembleError` for the others."
     );
     quote! {
         impl #ident {
@@ -649,11 +649,11 @@ fn assemble(budget: &Budget) -> TokenStream {
                 &'__a self,
                 __counter: &__C,
             ) -> ::core::result::Result<
-                #krate::Assembled<'__a, #usage_ident>,
-                #krate::AssembleError,
+                #krate::__private::Assembled<'__a, #usage_ident>,
+                #krate::__private::AssembleError,
             >
             where
-                __C: #krate::TokenCounter + ?::core::marker::Sized,
+                __C: #krate::__private::TokenCounter + ?::core::marker::Sized,
                 #(#bounds,)*
             {
                 ::core::result::Result::map(
