@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ctxbudget::{ChatFormat, ChatTrimmer, Message, ToolCall};
+use ctxbudget::{ChatTrimmer, Message, chat::ChatFormat, chat::ToolCall};
 
 const MESSAGES: usize = 1_000;
 /// About 200 cl100k tokens of Markdown.

@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ctxbudget::{SelectOptions, Tiktoken, TokenCounter, select};
+use ctxbudget::{Tiktoken, TokenCounter, select, select::SelectOptions};
 use ctxbudget_tests::corpus_or_fixture;
 
 const CHUNKS: usize = 1_000;

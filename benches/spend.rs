@@ -8,7 +8,7 @@
 //! Run: `cargo bench --bench spend`.
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use ctxbudget::{ContextBudget, ContextLayers, ContextUsage};
+use ctxbudget::{ContextBudget, ContextLayers, budget::ContextUsage};
 use std::hint::black_box;
 
 /// The seed's eleven layers as a derived context.

@@ -2,7 +2,7 @@
 //!
 //! Run: `cargo run --example agent_budget`.
 
-use ctxbudget::{BudgetError, CharEstimate, ContextLayers, TokenCounter, UsageLog};
+use ctxbudget::{BudgetError, CharEstimate, ContextLayers, TokenCounter, budget::UsageLog};
 
 /// What one call to the model is made of.
 #[derive(ContextLayers, Debug)]

@@ -8,7 +8,7 @@
 //! are the fixtures shipped in `tests/fixtures/`, counted with tiktoken's
 //! `o200k_base`).
 
-use ctxbudget::{ContextLayers, Message, RankedChunks, Tiktoken, ToolCall};
+use ctxbudget::{ContextLayers, Message, Tiktoken, chat::ToolCall, select::RankedChunks};
 use ctxbudget_tests::{CODE, MARKDOWN, PROSE};
 
 /// What one call to the model is made of.

@@ -9,7 +9,7 @@
 //! oldest turns until the request fits 150 cl100k tokens. The system prompt and the
 //! latest user message always stay.
 
-use ctxbudget::{ChatTrimmer, Message, Role, ToolCall, budget};
+use ctxbudget::{ChatTrimmer, Message, budget, chat::Role, chat::ToolCall};
 
 budget! {
     /// The request: the trimmed history and room for the answer.

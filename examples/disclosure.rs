@@ -5,12 +5,15 @@
 //! cargo run --example disclosure -- FILE.md 1000 # your file, your budget
 //! ```
 //!
-//! Prints the seed-003 cut (estimate budget, note outside it) and the ctxbudget cut
+//! Prints the estimated cut (estimate budget, note outside it) and the ctxbudget cut
 //! measured with cl100k, whose text and note fit the budget together.
 
 use std::process::ExitCode;
 
-use ctxbudget::{disclose_within, disclosure_trailer, estimate, truncate_at_section_boundary};
+use ctxbudget::{
+    disclose_within, disclosure::disclosure_trailer, disclosure::estimate,
+    disclosure::truncate_at_section_boundary,
+};
 
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -46,7 +49,9 @@ fn main() -> ExitCode {
     let cut = truncate_at_section_boundary(&text, budget);
     let note = disclosure_trailer(cut.shown, cut.total, "lines", &recovery)
         .expect("the recovery action is not blank");
-    println!("== seed 003: estimate budget {budget}, note outside the budget ==");
+    println!(
+        "== truncate_at_section_boundary: estimate budget {budget}, note outside the budget =="
+    );
     println!(
         "kept {} of {} lines, estimate {} + note {} tokens",
         cut.shown,

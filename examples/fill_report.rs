@@ -1,13 +1,13 @@
 //! How well the trimming engine uses the budget on real text: the mean fill (kept
 //! tokens / budget) and the share of cuts that end at a sentence or stronger
-//! boundary, for ctxbudget's policy and for the seed's (the coarsest level that
+//! boundary, for ctxbudget's policy and for the naive one (the coarsest level that
 //! keeps anything, `with_min_fill(0.0)`).
 //!
 //! ```sh
 //! cargo run --release --example fill_report    # ../shared/corpus, or the fixtures
 //! ```
 
-use ctxbudget::{Boundary, Keep, Tiktoken, TrimOptions, trim_with};
+use ctxbudget::{Keep, Tiktoken, TrimOptions, trim::Boundary, trim_with};
 use ctxbudget_tests::{CODE, MARKDOWN, PROSE, corpus, floor_char_boundary};
 
 const BUDGETS: [usize; 5] = [128, 512, 2_048, 8_192, 32_768];
@@ -22,7 +22,10 @@ fn main() {
     ];
     let policies = [
         ("ctxbudget (min_fill 0.8)", TrimOptions::new()),
-        ("seed (min_fill 0.0)", TrimOptions::new().with_min_fill(0.0)),
+        (
+            "coarsest level (min_fill 0.0)",
+            TrimOptions::new().with_min_fill(0.0),
+        ),
     ];
     println!("| text | keep | policy | cuts | mean fill | sentence or stronger |");
     println!("|---|---|---|---|---|---|");

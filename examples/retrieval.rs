@@ -9,7 +9,7 @@
 //! For each budget it prints what was kept whole, what was cut (and where), how many
 //! chunks were dropped, and the exact o200k count of the joined text.
 
-use ctxbudget::{SelectOptions, Selection, Tiktoken, TokenCounter, select};
+use ctxbudget::{Tiktoken, TokenCounter, select, select::SelectOptions, select::Selection};
 use ctxbudget_tests::PROSE;
 
 /// Consecutive paragraphs of `text`, merged until each has at least `min_bytes`.

@@ -2,8 +2,8 @@
 //! the prompt verified against `total - output`, and the spend recorded.
 
 use ctxbudget::{
-    AssembleError, CharEstimate, ContextLayers, FitError, FittedLayer, LayerContent, LayerPolicy,
-    Message, Tiktoken, TokenCounter, ToolCall,
+    AssembleError, CharEstimate, ContextLayers, LayerContent, Message, Tiktoken, TokenCounter,
+    assemble::FitError, assemble::FittedLayer, assemble::LayerPolicy, chat::ToolCall,
 };
 use ctxbudget_tests::{CODE, MARKDOWN, PROSE};
 use proptest::prelude::*;
@@ -83,7 +83,7 @@ fn every_layer_is_fitted_and_the_prompt_fits() {
     let joined = out
         .layers
         .iter()
-        .map(ctxbudget::AssembledLayer::text)
+        .map(ctxbudget::assemble::AssembledLayer::text)
         .filter(|t| !t.is_empty())
         .collect::<Vec<_>>()
         .join("\n\n");
@@ -143,7 +143,7 @@ fn every_layer_is_fitted_and_the_prompt_fits() {
     let spent: usize = out
         .layers
         .iter()
-        .map(ctxbudget::AssembledLayer::tokens)
+        .map(ctxbudget::assemble::AssembledLayer::tokens)
         .sum();
     assert_eq!(usage.total_spent(), spent);
 }
@@ -321,7 +321,7 @@ impl LayerContent for Ticket {
         policy: &LayerPolicy,
     ) -> Result<FittedLayer<'a>, FitError> {
         let text = format!("#{}: {}", self.id, self.body);
-        let fitted = ctxbudget::fit_text(&text, budget, counter, policy)?;
+        let fitted = ctxbudget::assemble::fit_text(&text, budget, counter, policy)?;
         Ok(fitted.into_owned())
     }
 }
@@ -526,12 +526,12 @@ struct Rag {
     #[budget(tokens = 128, policy = never)]
     system: String,
     #[budget(tokens = 512, grow)]
-    passages: ctxbudget::RankedChunks,
+    passages: ctxbudget::select::RankedChunks,
     #[budget(tokens = 64, policy = never)]
-    pinned: Vec<ctxbudget::RankedChunk>,
+    pinned: Vec<ctxbudget::select::RankedChunk>,
 }
 
-fn passages() -> ctxbudget::RankedChunks {
+fn passages() -> ctxbudget::select::RankedChunks {
     PROSE
         .split("\n\n")
         .filter(|p| p.len() > 100)
@@ -545,7 +545,7 @@ fn ranked_chunks_are_selected_by_score_and_grow() {
     let ctx = Rag {
         system: "Answer from the passages.".into(),
         passages: passages(),
-        pinned: vec![ctxbudget::RankedChunk::new("Pinned fact.", 1.0)],
+        pinned: vec![ctxbudget::select::RankedChunk::new("Pinned fact.", 1.0)],
     };
     let out = ctx.assemble(&*TIKTOKEN).unwrap();
     assert!(out.tokens <= out.limit);
@@ -563,8 +563,11 @@ fn ranked_chunks_are_selected_by_score_and_grow() {
     // Never-cut chunks that do not all fit: the error names the layer.
     let ctx = Rag {
         system: String::new(),
-        passages: ctxbudget::RankedChunks::new(),
-        pinned: vec![ctxbudget::RankedChunk::new("word ".repeat(100), 1.0)],
+        passages: ctxbudget::select::RankedChunks::new(),
+        pinned: vec![ctxbudget::select::RankedChunk::new(
+            "word ".repeat(100),
+            1.0,
+        )],
     };
     let err = ctx.assemble(&*TIKTOKEN).unwrap_err();
     assert!(

@@ -1,7 +1,7 @@
 //! Runtime budgets: `ContextBudget`, `ContextUsage`, `BudgetError`, serde and the usage
 //! log.
 
-use ctxbudget::{BudgetError, ContextBudget, ContextUsage, UsageLog};
+use ctxbudget::{BudgetError, ContextBudget, budget::ContextUsage, budget::UsageLog};
 use proptest::prelude::*;
 
 fn agent() -> ContextBudget {

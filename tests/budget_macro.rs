@@ -1,7 +1,7 @@
 //! `budget!`: the same checks and generated items as the derive, without a content
 //! struct; and the typed trackers agreeing with the runtime one.
 
-use ctxbudget::{BudgetError, ContextLayers, ContextUsage};
+use ctxbudget::{BudgetError, ContextLayers, budget::ContextUsage};
 use proptest::prelude::*;
 
 ctxbudget::budget! {

@@ -4,8 +4,8 @@
 use std::collections::{HashMap, HashSet};
 
 use ctxbudget::{
-    CharEstimate, ChatFormat, ChatMessage, ChatStrategy, ChatTrimError, ChatTrimmer, DropReason,
-    Message, Role, ToolCall, ToolCallRef,
+    CharEstimate, ChatTrimmer, Message, chat::ChatFormat, chat::ChatMessage, chat::ChatStrategy,
+    chat::ChatTrimError, chat::DropReason, chat::Role, chat::ToolCall, chat::ToolCallRef,
 };
 use proptest::prelude::*;
 
@@ -136,11 +136,14 @@ fn small_history() -> Vec<Message> {
     ]
 }
 
-fn seqs<M>(trimmed: &ctxbudget::TrimmedChat<'_, M>) -> Vec<usize> {
+fn seqs<M>(trimmed: &ctxbudget::chat::TrimmedChat<'_, M>) -> Vec<usize> {
     trimmed.elements().iter().map(|e| e.seq).collect()
 }
 
-fn dropped_with(trimmed: &ctxbudget::TrimmedChat<'_, Message>, reason: DropReason) -> Vec<usize> {
+fn dropped_with(
+    trimmed: &ctxbudget::chat::TrimmedChat<'_, Message>,
+    reason: DropReason,
+) -> Vec<usize> {
     trimmed
         .dropped()
         .iter()

@@ -1,6 +1,6 @@
 //! `#[derive(ContextLayers)]`: generated constants, layer enum, typed tracker and builder.
 
-use ctxbudget::{BudgetError, ContextLayers, ContextUsage};
+use ctxbudget::{BudgetError, ContextLayers, budget::ContextUsage};
 use std::collections::HashMap;
 
 /// The example context.
@@ -24,7 +24,7 @@ fn constants_and_table() {
     assert_eq!(AgentContext::AVAILABLE, 0);
     let names: Vec<&str> = AgentContext::LAYERS
         .iter()
-        .map(ctxbudget::LayerSpec::name)
+        .map(ctxbudget::budget::LayerSpec::name)
         .collect();
     assert_eq!(names, ["system", "memory", "semantic", "user", "output"]);
     assert!(AgentContext::LAYERS[0].required());

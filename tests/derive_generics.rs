@@ -3,9 +3,9 @@
 //! builder's typestate still works, `assemble()` fits the borrowed and generic layers,
 //! and the usage tracker is not generic, so it outlives what the context borrowed.
 
-use ctxbudget::{
-    BudgetError, CharEstimate, ContextLayers, ContextUsage, LayerContent, Message, RankedChunks,
-};
+use ctxbudget::budget::ContextUsage;
+use ctxbudget::select::RankedChunks;
+use ctxbudget::{BudgetError, CharEstimate, ContextLayers, LayerContent, Message};
 
 /// A prompt that borrows every layer.
 #[derive(ContextLayers, Debug, PartialEq)]

@@ -2,8 +2,9 @@
 //! counter variant whose text and note fit the budget together.
 
 use ctxbudget::{
-    CharEstimate, DisclosureError, TokenCounter, disclose_within, disclosure_trailer, estimate,
-    heading_boundary_keep_count, truncate_at_section_boundary,
+    CharEstimate, TokenCounter, disclose_within, disclosure::DisclosureError,
+    disclosure::disclosure_trailer, disclosure::estimate, disclosure::heading_boundary_keep_count,
+    disclosure::truncate_at_section_boundary,
 };
 use proptest::prelude::*;
 

@@ -2,8 +2,8 @@
 //! the stats, and the budget invariant under any scores, texts and budgets.
 
 use ctxbudget::{
-    Boundary, CharEstimate, RankedChunk, RankedChunks, SelectOptions, Selection, Tiktoken,
-    TokenCounter, select, select_by,
+    CharEstimate, Tiktoken, TokenCounter, select, select::RankedChunk, select::RankedChunks,
+    select::SelectOptions, select::Selection, select::select_by, trim::Boundary,
 };
 use ctxbudget_tests::{MULTILINGUAL, PROSE, floor_char_boundary};
 use proptest::prelude::*;
@@ -142,7 +142,11 @@ fn check<C: TokenCounter + ?Sized>(
         };
         assert!(ordered, "{a:?} before {b:?}");
     }
-    if let Some(cut) = selection.chunks.iter().position(ctxbudget::Chosen::is_cut) {
+    if let Some(cut) = selection
+        .chunks
+        .iter()
+        .position(ctxbudget::select::Chosen::is_cut)
+    {
         assert_eq!(cut, selection.chunks.len() - 1, "the cut chunk comes last");
     }
 }
@@ -401,7 +405,7 @@ fn owned_chunks_and_key_closures_select_the_same() {
         d.chunks,
         b.chunks
             .iter()
-            .map(|c| ctxbudget::Chosen {
+            .map(|c| ctxbudget::select::Chosen {
                 text: &as_chunks[c.index].text[..c.text.len()],
                 ..*c
             })
@@ -412,7 +416,7 @@ fn owned_chunks_and_key_closures_select_the_same() {
 /// The example of `docs/README-select.md`, verbatim.
 #[test]
 fn readme_example() {
-    use ctxbudget::{Boundary, SelectOptions, TokenCounter, select};
+    use ctxbudget::{TokenCounter, select, select::SelectOptions, trim::Boundary};
 
     let words = |t: &str| t.split_whitespace().count();
     let chunks = [

@@ -1,7 +1,7 @@
 //! The exact counter: published counts, special tokens, model names, and the split
 //! points the trimming engine relies on.
 
-use ctxbudget::{Encoding, Tiktoken, TokenCounter};
+use ctxbudget::{Tiktoken, TokenCounter, count::Encoding};
 use ctxbudget_tests::{CODE, FIXTURES, MARKDOWN, MULTILINGUAL, PROSE, floor_char_boundary};
 use proptest::prelude::*;
 

@@ -3,8 +3,8 @@
 //! Unicode and real text.
 
 use ctxbudget::{
-    Boundary, CharEstimate, Keep, Tiktoken, TokenCounter, TrimOptions, Trimmed, trim_to_budget,
-    trim_with,
+    CharEstimate, Keep, Tiktoken, TokenCounter, TrimOptions, trim::Boundary, trim::Trimmed,
+    trim_to_budget, trim_with,
 };
 use ctxbudget_tests::{CODE, FIXTURES, MARKDOWN, MULTILINGUAL, PROSE, floor_char_boundary};
 use proptest::prelude::*;

@@ -525,7 +525,7 @@ fn assemble(budget: &Budget) -> TokenStream {
          `counter` against the total less the output reservation. Returns the fitted \
          layers, the prompt and a [`{usage_ident}`] with each layer's spend.\n\n\
          # Errors\n\n`AssembleError::LayerOverBudget` for a layer marked `policy = never` \
-         that is over what it may use; see `ctxbudget::AssembleError` for the others."
+         that is over what it may use; see `ctxbudget::assemble::AssembleError` for the others."
     );
     quote! {
         #[doc = #doc]

@@ -509,7 +509,7 @@ fn usage(budget: &Budget) -> TokenStream {
     let doc = format!(
         "Tokens spent per layer of [`{ident}`]: {}.\n\n`spend({enum_ident}::Variant, n)` \
          indexes an array (no string lookup, no hashing) and refuses a layer going over its \
-         reservation. Dereferences to `ctxbudget::TypedUsage<{owner}>` for `spend`, \
+         reservation. Dereferences to `ctxbudget::budget::TypedUsage<{owner}>` for `spend`, \
          `total_spent`, `remaining` and `to_json`; serialises to the telemetry shape.",
         layer_list_doc(budget)
     );

@@ -13,7 +13,7 @@ use std::ops::Range;
 
 use thiserror::Error;
 
-use crate::{CharEstimate, TokenCounter};
+use crate::count::{CharEstimate, TokenCounter};
 
 /// Seed 003's estimate: `ceil(chars / 4)` tokens; an absent or empty text costs 0.
 ///
@@ -21,7 +21,7 @@ use crate::{CharEstimate, TokenCounter};
 /// `disclosure_token_estimate(text: string?)` does.
 ///
 /// ```
-/// use ctxbudget::estimate;
+/// use ctxbudget::disclosure::estimate;
 ///
 /// assert_eq!(estimate(None), 0);
 /// assert_eq!(estimate(""), 0);
@@ -114,7 +114,7 @@ fn prefix_of_lines<'a>(text: &'a str, spans: &[Range<usize>], keep: usize) -> &'
 /// counted, as in seed 003; use [`disclose_within`] for a budget that covers both.
 ///
 /// ```
-/// use ctxbudget::truncate_at_section_boundary;
+/// use ctxbudget::disclosure::truncate_at_section_boundary;
 ///
 /// let text = "# Intro\nShort intro.\n\n# Usage\nline one\nline two\nline three\n";
 /// let cut = truncate_at_section_boundary(text, 10);
@@ -187,7 +187,7 @@ fn requested_lines(text: &str, spans: &[Range<usize>], budget: usize) -> usize {
 /// the requested cut already sits on a boundary.
 ///
 /// ```
-/// use ctxbudget::heading_boundary_keep_count;
+/// use ctxbudget::disclosure::heading_boundary_keep_count;
 ///
 /// let lines = ["# A", "text", "", "# B", "", "body", "body", "body"];
 /// // The blank line after `# B` does not count: the cut backs up to before `# B`.
@@ -271,7 +271,7 @@ pub enum DisclosureError {
 /// nothing was omitted.
 ///
 /// ```
-/// use ctxbudget::disclosure_trailer;
+/// use ctxbudget::disclosure::disclosure_trailer;
 ///
 /// assert_eq!(
 ///     disclosure_trailer(2, 5, "lines", "read AGENTS.md")?,
@@ -283,7 +283,7 @@ pub enum DisclosureError {
 ///     "<truncated: showing 1 of 3 items; full text: open the link>",
 /// );
 /// assert!(disclosure_trailer(5, 5, "lines", "  ").is_err());
-/// # Ok::<(), ctxbudget::DisclosureError>(())
+/// # Ok::<(), ctxbudget::disclosure::DisclosureError>(())
 /// ```
 pub fn disclosure_trailer(
     shown: usize,
@@ -370,7 +370,7 @@ fn join(rendered: &str, trailer: &str) -> String {
 /// assert_eq!(out.rendered, "# Setup\nrun the installer\n");
 /// assert_eq!(out.trailer, "<truncated: showing 3 of 7 lines; full text: read SETUP.md>");
 /// assert!(words.count(&out.text()) <= 16);
-/// # Ok::<(), ctxbudget::DisclosureError>(())
+/// # Ok::<(), ctxbudget::disclosure::DisclosureError>(())
 /// ```
 pub fn disclose_within<'a, C: TokenCounter + ?Sized>(
     text: &'a str,

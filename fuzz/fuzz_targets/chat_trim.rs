@@ -9,7 +9,7 @@
 
 use std::collections::HashSet;
 
-use ctxbudget::{ChatFormat, ChatStrategy, ChatTrimError, ChatTrimmer, Message, Role, ToolCall};
+use ctxbudget::{chat::ChatFormat, chat::ChatStrategy, chat::ChatTrimError, ChatTrimmer, Message, chat::Role, chat::ToolCall};
 use libfuzzer_sys::fuzz_target;
 
 const TEXT: &str = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod";

@@ -5,10 +5,7 @@
 //! text (lossy UTF-8).
 #![no_main]
 
-use ctxbudget::{
-    CharEstimate, DisclosureError, TokenCounter, disclose_within, disclosure_trailer, estimate,
-    heading_boundary_keep_count, truncate_at_section_boundary,
-};
+use ctxbudget::{CharEstimate, disclosure::DisclosureError, TokenCounter, disclose_within, disclosure::disclosure_trailer, disclosure::estimate, disclosure::heading_boundary_keep_count, disclosure::truncate_at_section_boundary};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

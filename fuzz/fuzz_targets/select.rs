@@ -7,7 +7,7 @@
 //! then chunks separated by `0xFF`, each led by 1 byte choosing its score.
 #![no_main]
 
-use ctxbudget::{CharEstimate, SelectOptions, TokenCounter, select};
+use ctxbudget::{CharEstimate, select::SelectOptions, TokenCounter, select};
 use libfuzzer_sys::fuzz_target;
 
 const SCORES: [f64; 8] = [

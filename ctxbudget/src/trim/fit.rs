@@ -6,7 +6,7 @@
 //! [`Ledger`], which later gives the exact count of any prefix (or suffix) by
 //! counting only the stretch after the nearest recorded split point.
 
-use crate::TokenCounter;
+use crate::count::TokenCounter;
 
 /// Chunks are never shorter than this many bytes, so the per-call cost of a
 /// counter stays small next to the work of counting.
@@ -495,7 +495,7 @@ pub(crate) fn ceil_char_boundary(text: &str, index: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::CharEstimate;
+    use crate::count::CharEstimate;
 
     #[test]
     fn search_finds_the_longest_fitting_part_without_split_points() {

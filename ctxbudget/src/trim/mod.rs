@@ -28,7 +28,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
 
-use crate::TokenCounter;
+use crate::count::TokenCounter;
 use fit::{Fit, Ledger, Side, floor_char_boundary};
 
 /// A kind of place where a text can be cut, strongest first.
@@ -108,7 +108,7 @@ pub enum Keep {
 /// how much budget a strong boundary may waste.
 ///
 /// ```
-/// use ctxbudget::{Boundary, Keep, TrimOptions};
+/// use ctxbudget::{trim::Boundary, Keep, TrimOptions};
 ///
 /// let options = TrimOptions::new()
 ///     .keep(Keep::Tail)
@@ -328,7 +328,7 @@ where
 ///   budget never keeps less.
 ///
 /// ```
-/// use ctxbudget::{Boundary, Keep, TrimOptions, trim_with};
+/// use ctxbudget::{trim::Boundary, Keep, TrimOptions, trim_with};
 ///
 /// let words = |text: &str| text.split_whitespace().count();
 /// let log = "boot ok\nload config\nconnect db\nserve requests";
@@ -555,7 +555,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::CharEstimate;
+    use crate::count::CharEstimate;
 
     #[test]
     fn fits_unchanged_and_zero_budget_is_empty() {

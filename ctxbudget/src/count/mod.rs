@@ -1,14 +1,21 @@
-//! Token counting: the [`TokenCounter`] trait and the chars/4 [`CharEstimate`].
+//! Token counting: what a text costs in a model's prompt.
 //!
-//! The exact OpenAI counter, [`Tiktoken`](crate::Tiktoken), lives in its own module
-//! behind the `tiktoken` feature.
+//! - [`TokenCounter`]: the one trait every counter implements (closures included).
+//! - [`Tiktoken`] (feature `tiktoken`, on by default): exact counts in OpenAI's
+//!   encodings ([`Encoding`]), equal to Python `tiktoken`'s.
+//! - [`CharEstimate`]: `ceil(chars / 4)`, for when no tokenizer is at hand.
 
 use std::sync::Arc;
+
+#[cfg(feature = "tiktoken")]
+mod tiktoken;
+#[cfg(feature = "tiktoken")]
+pub use tiktoken::{Encoding, Tiktoken, UnknownModel};
 
 /// Counts the tokens a text costs in a model's prompt.
 ///
 /// Implemented for closures `Fn(&str) -> usize`, for [`CharEstimate`], for
-/// [`Tiktoken`](crate::Tiktoken) (feature `tiktoken`), for `Arc<T>` and `Rc<T>` of
+/// [`Tiktoken`] (feature `tiktoken`), for `Arc<T>` and `Rc<T>` of
 /// any counter, and for `&T` and `Box<T>` of trait objects and of this crate's
 /// counters. (A blanket impl for every `&T` would overlap the one for closures, since
 /// a reference to a closure is a closure; every function here takes the counter by
@@ -147,13 +154,13 @@ forward_token_counter!(
     [] Box<CharEstimate>,
 );
 #[cfg(feature = "tiktoken")]
-forward_token_counter!(['c] &'c crate::Tiktoken, [] Box<crate::Tiktoken>);
+forward_token_counter!(['c] &'c self::Tiktoken, [] Box<self::Tiktoken>);
 
 /// The character estimate: `ceil(chars / 4)` tokens, and `""` costs 0.
 ///
 /// This is the estimate seed 003 specifies. It needs no vocabulary and is a fair
 /// guess for English prose, but it can be far off for code, CJK text or emoji:
-/// use [`Tiktoken`](crate::Tiktoken) when the budget is a hard limit of a real model.
+/// use [`Tiktoken`] when the budget is a hard limit of a real model.
 ///
 /// ```
 /// use ctxbudget::{CharEstimate, TokenCounter};

@@ -8,7 +8,7 @@ use regex::Regex;
 use tiktoken_rs::CoreBPE;
 use tiktoken_rs::tokenizer::{Tokenizer, get_tokenizer};
 
-use crate::TokenCounter;
+use super::TokenCounter;
 
 /// A byte-pair encoding of OpenAI's models.
 ///
@@ -31,7 +31,7 @@ impl Encoding {
     /// The encoding's name as `tiktoken` spells it, e.g. `"o200k_base"`.
     ///
     /// ```
-    /// assert_eq!(ctxbudget::Encoding::Cl100kBase.name(), "cl100k_base");
+    /// assert_eq!(ctxbudget::count::Encoding::Cl100kBase.name(), "cl100k_base");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
@@ -84,8 +84,8 @@ pub struct UnknownModel {
 /// assert!(counter.count("<|endoftext|>") > 1);
 ///
 /// let gpt4 = Tiktoken::for_model("gpt-4")?;
-/// assert_eq!(gpt4.encoding(), ctxbudget::Encoding::Cl100kBase);
-/// # Ok::<(), ctxbudget::UnknownModel>(())
+/// assert_eq!(gpt4.encoding(), ctxbudget::count::Encoding::Cl100kBase);
+/// # Ok::<(), ctxbudget::count::UnknownModel>(())
 /// ```
 #[derive(Clone, Copy)]
 pub struct Tiktoken {
@@ -130,12 +130,12 @@ impl Tiktoken {
     /// [`UnknownModel`], naming the model, when no encoding is known for it.
     ///
     /// ```
-    /// use ctxbudget::{Encoding, Tiktoken};
+    /// use ctxbudget::{count::Encoding, Tiktoken};
     ///
     /// assert_eq!(Tiktoken::for_model("gpt-4o")?.encoding(), Encoding::O200kBase);
     /// let err = Tiktoken::for_model("my-llama").unwrap_err();
     /// assert!(err.to_string().contains("`my-llama`"));
-    /// # Ok::<(), ctxbudget::UnknownModel>(())
+    /// # Ok::<(), ctxbudget::count::UnknownModel>(())
     /// ```
     pub fn for_model(model: &str) -> Result<Self, UnknownModel> {
         let encoding = match get_tokenizer(model) {

@@ -9,8 +9,8 @@
 //!  "system": {"budget": 512, "spent": 300}, "user": {"budget": 1024, "spent": 1000}}
 //! ```
 
-use crate::budget::ContextUsage;
-use crate::layers::{ContextLayers, TypedUsage};
+use super::context::ContextUsage;
+use super::layers::{ContextLayers, TypedUsage};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::io;
 
@@ -99,7 +99,7 @@ impl<C: ContextLayers> TypedUsage<C> {
 /// being written.
 ///
 /// ```
-/// use ctxbudget::{ContextBudget, UsageLog};
+/// use ctxbudget::{ContextBudget, budget::UsageLog};
 ///
 /// let mut usage = ContextBudget::new(4096, [("system", 512)])?.usage();
 /// let mut log = UsageLog::new(Vec::new());

@@ -3,7 +3,7 @@
 /// Why a budget could not be built or a spend was refused.
 ///
 /// Every message carries the names and numbers involved and, where there is one, the
-/// fix. A refused [`spend`](crate::ContextUsage::spend) records nothing, so after an
+/// fix. A refused [`spend`](super::ContextUsage::spend) records nothing, so after an
 /// error the tracker is exactly as it was before the call.
 ///
 /// ```

@@ -6,7 +6,7 @@
 //! [`#[derive(ContextLayers)]`](crate::ContextLayers) or [`budget!`](crate::budget),
 //! which check the sum in the compiler and spend without string lookups.
 
-use crate::error::BudgetError;
+use super::error::BudgetError;
 
 /// The telemetry keys a layer may not be named after.
 pub(crate) const RESERVED_NAMES: [&str; 3] = ["total", "spent", "remaining"];
@@ -215,7 +215,7 @@ impl ContextBudget {
 /// [`spend`](Self::spend) refuses an unknown layer, a layer going over its
 /// reservation and the total window being exceeded, and records nothing when it
 /// refuses. For a budget known at compile time the generated typed trackers
-/// ([`TypedUsage`](crate::TypedUsage)) do the same without looking names up.
+/// ([`TypedUsage`](super::TypedUsage)) do the same without looking names up.
 ///
 /// ```
 /// use ctxbudget::ContextBudget;
@@ -237,7 +237,7 @@ impl ContextBudget {
 ///
 /// With the `serde` feature it serialises to the telemetry shape
 /// `{"total": T, "spent": S, "remaining": R, "<layer>": {"budget": B, "spent": N}, ..}`;
-/// see [`to_json`](Self::to_json) and [`UsageLog`](crate::UsageLog).
+/// see [`to_json`](Self::to_json) and [`UsageLog`](super::UsageLog).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ContextUsage {
     budget: ContextBudget,

@@ -1,11 +1,11 @@
 //! Budgets known at compile time: the [`ContextLayers`] trait that
-//! [`#[derive(ContextLayers)]`](crate::ContextLayers) and [`budget!`](crate::budget)
+//! [`#[derive(ContextLayers)]`](crate::ContextLayers) and [`budget!`](macro@crate::budget)
 //! implement, its layer table ([`LayerSpec`]) and the typed tracker
 //! [`TypedUsage`], and [`UnknownLayer`], the error of parsing a layer enum from a
 //! name.
 
-use crate::budget::{ContextBudget, ContextUsage};
-use crate::error::BudgetError;
+use super::context::{ContextBudget, ContextUsage};
+use super::error::BudgetError;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
@@ -47,7 +47,7 @@ impl LayerSpec {
 /// A budget whose layers and numbers are known at compile time.
 ///
 /// Implemented by [`#[derive(ContextLayers)]`](derive@crate::ContextLayers) for a
-/// context struct and by [`budget!`](crate::budget) for a marker type; both check in
+/// context struct and by [`budget!`](macro@crate::budget) for a marker type; both check in
 /// the compiler that the reservations fit the total. Implementing it by hand is
 /// possible but then the constants are yours to keep consistent: `LAYERS` in the
 /// order of [`index`](Self::index), `RESERVED` their sum, `RESERVED <= TOTAL`,

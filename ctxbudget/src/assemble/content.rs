@@ -1,0 +1,509 @@
+//! [`LayerContent`]: how each kind of content is fitted to a budget, and the fitting
+//! functions it is made of ([`fit_text`], [`fit_chat`], [`fit_ranked`]).
+
+use std::borrow::Cow;
+
+use super::policy::{FitError, FittedLayer, LayerPolicy};
+use crate::chat::{ChatFormat, ChatMessage, ChatStrategy, ChatTrimError, ChatTrimmer};
+use crate::count::TokenCounter;
+use crate::disclosure::{DisclosureError, disclose_within};
+use crate::select::{RankedChunk, RankedChunks, RankedText, SelectOptions, select};
+use crate::trim::{Keep, TrimOptions, trim_with};
+
+/// Content that can be fitted to a token budget: the content of one layer of an
+/// [`#[derive(ContextLayers)]`](derive@crate::ContextLayers) context.
+///
+/// Implemented for:
+///
+/// | content | fitted as | default policy |
+/// | --- | --- | --- |
+/// | `str`, `String`, `Cow<str>` | [`fit_text`] | head |
+/// | `[String]`, `Vec<String>`, `[&str]`, `Vec<&str>` | the texts joined by a blank line, then [`fit_text`]; counted in texts for head and tail | head |
+/// | `[M]`, `Vec<M>` for `M:` [`ChatMessage`] | [`fit_chat`] | tail (latest messages) |
+/// | [`RankedChunks`], `[RankedChunk]`, `Vec<RankedChunk>` | [`fit_ranked`] | best score first |
+/// | `Option<T>` | `None` is empty | `T`'s |
+/// | `&T`, `Box<T>` | `T` | `T`'s |
+///
+/// Implement it for your own types; the contract is that the returned
+/// [`tokens`](FittedLayer::tokens) are what [`text`](FittedLayer::text) costs under
+/// `counter`, at most `budget`. The assembler checks the whole prompt with the
+/// counter, so a wrong count cannot make a prompt overflow, but it may make
+/// assembly fail.
+///
+/// ```
+/// use ctxbudget::{assemble::FitError, assemble::FittedLayer, LayerContent, assemble::LayerPolicy, TokenCounter, assemble::fit_text};
+///
+/// /// A file shown with its path.
+/// struct File { path: String, body: String }
+///
+/// impl LayerContent for File {
+///     fn fit<'a>(
+///         &'a self,
+///         budget: usize,
+///         counter: &dyn TokenCounter,
+///         policy: &LayerPolicy,
+///     ) -> Result<FittedLayer<'a>, FitError> {
+///         let header = format!("// {}\n", self.path);
+///         let cost = counter.count(&header);
+///         if cost > budget {
+///             return Ok(FittedLayer::empty().with_kept(0, 1, "files"));
+///         }
+///         let body = fit_text(&self.body, budget - cost, counter, policy)?;
+///         let text = format!("{header}{}", body.text);
+///         let tokens = counter.count(&text);
+///         if tokens > budget {
+///             return Ok(FittedLayer::empty().with_kept(0, 1, "files"));
+///         }
+///         Ok(FittedLayer::whole(text, tokens).with_kept(body.kept, body.total, body.unit))
+///     }
+/// }
+///
+/// let file = File { path: "src/lib.rs".into(), body: "fn main() {}\n".repeat(50) };
+/// let fitted = file.fit(20, &ctxbudget::CharEstimate, &LayerPolicy::Head)?;
+/// assert!(fitted.text.starts_with("// src/lib.rs\nfn main() {}"));
+/// assert!(fitted.tokens <= 20 && fitted.cut());
+/// # Ok::<(), FitError>(())
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the content of a layer",
+    label = "`assemble()` needs every field to implement `ctxbudget::LayerContent`",
+    note = "use `String`, `&str`, `Cow<str>`, `Vec<String>`, `RankedChunks`, a chat history \
+            `Vec<Message>` or `Option` of one, or implement `ctxbudget::LayerContent` for \
+            `{Self}`"
+)]
+pub trait LayerContent {
+    /// Fits the content to `budget` tokens of `counter` as `policy` says.
+    ///
+    /// # Errors
+    ///
+    /// [`FitError::NeverCut`] when `policy` is [`LayerPolicy::Never`] and the content
+    /// is over `budget`; other variants when the content cannot be fitted at all.
+    fn fit<'a>(
+        &'a self,
+        budget: usize,
+        counter: &dyn TokenCounter,
+        policy: &LayerPolicy,
+    ) -> Result<FittedLayer<'a>, FitError>;
+
+    /// The policy used when the attribute names none. Default: [`LayerPolicy::Head`].
+    fn default_policy(&self) -> LayerPolicy {
+        LayerPolicy::Head
+    }
+}
+
+/// Fits a text to `budget` tokens of `counter` as `policy` says, cutting at the
+/// strongest boundary that does not waste the budget ([`trim_with`]) or disclosing
+/// at a section boundary ([`disclose_within`]). Head and tail cuts borrow the text;
+/// the others allocate.
+///
+/// # Errors
+///
+/// [`FitError::NeverCut`] for [`LayerPolicy::Never`] and a text over `budget`;
+/// [`FitError::Disclosure`] for a blank recovery action.
+///
+/// ```
+/// use ctxbudget::{CharEstimate, assemble::LayerPolicy, assemble::fit_text};
+///
+/// let doc = "# Setup\nRun the installer and wait.\n\n# Usage\nCall it twice, then stop.\n\
+///            Then wait for the second run to finish.\n";
+/// let out = fit_text(doc, 26, &CharEstimate, &LayerPolicy::disclose("read SETUP.md"))?;
+/// assert_eq!(
+///     out.text,
+///     "# Setup\nRun the installer and wait.\n\n<truncated: showing 3 of 6 lines; full text: read SETUP.md>"
+/// );
+/// assert_eq!((out.kept, out.total, out.unit, out.tokens), (3, 6, "lines", 24));
+/// # Ok::<(), ctxbudget::assemble::FitError>(())
+/// ```
+pub fn fit_text<'a>(
+    text: &'a str,
+    budget: usize,
+    counter: &dyn TokenCounter,
+    policy: &LayerPolicy,
+) -> Result<FittedLayer<'a>, FitError> {
+    let keep = match policy {
+        LayerPolicy::Never => {
+            return match counter.count_within(text, budget) {
+                Some(tokens) => Ok(FittedLayer::whole(text, tokens)),
+                None => Err(FitError::never_cut(counter.count(text), budget)),
+            };
+        }
+        LayerPolicy::Disclose { recovery } => {
+            return match disclose_within(text, budget, counter, "lines", recovery) {
+                Ok(out) => {
+                    let (kept, total, tokens) = (out.shown, out.total, out.tokens);
+                    let text = if out.truncated {
+                        Cow::Owned(out.text())
+                    } else {
+                        Cow::Borrowed(out.rendered)
+                    };
+                    Ok(FittedLayer::whole(text, tokens).with_kept(kept, total, "lines"))
+                }
+                Err(DisclosureError::BudgetTooSmall { .. }) => {
+                    let lines = text.lines().count();
+                    Ok(FittedLayer::empty().with_kept(0, lines, "lines"))
+                }
+                Err(err) => Err(err.into()),
+            };
+        }
+        LayerPolicy::Head => Keep::Head,
+        LayerPolicy::Tail => Keep::Tail,
+        LayerPolicy::HeadAndTail => Keep::HeadAndTail,
+    };
+    let trimmed = trim_with(text, budget, counter, &TrimOptions::new().keep(keep));
+    let kept = trimmed.kept.len() + trimmed.tail.map_or(0, str::len);
+    Ok(FittedLayer::whole(trimmed.text(), trimmed.tokens).with_kept(kept, text.len(), "bytes"))
+}
+
+/// How [`fit_chat`] writes a message: `role: content`, with `role (name)` for a named
+/// message and `tool [call id]` for a tool result, then one line
+/// `  -> name(arguments) [call id]` per tool call. Messages are separated by a line
+/// break.
+///
+/// ```
+/// use ctxbudget::{Message, chat::ToolCall, assemble::render_chat};
+///
+/// let chat = [
+///     Message::user("Weather in Paris?"),
+///     Message::assistant("").with_tool_call(ToolCall::new("c1", "weather", r#"{"city":"Paris"}"#)),
+///     Message::tool("c1", "18°C, cloudy"),
+/// ];
+/// assert_eq!(
+///     render_chat(&chat),
+///     "user: Weather in Paris?\nassistant: \n  -> weather({\"city\":\"Paris\"}) [c1]\ntool [c1]: 18°C, cloudy"
+/// );
+/// ```
+pub fn render_chat<'m, M: ChatMessage + 'm>(messages: impl IntoIterator<Item = &'m M>) -> String {
+    let mut out = String::new();
+    for message in messages {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(message.role().as_str());
+        if let Some(id) = message.tool_call_id() {
+            out.push_str(" [");
+            out.push_str(id);
+            out.push(']');
+        } else if let Some(name) = message.name() {
+            out.push_str(" (");
+            out.push_str(name);
+            out.push(')');
+        }
+        out.push_str(": ");
+        out.push_str(message.content());
+        for call in message.tool_calls() {
+            out.push_str("\n  -> ");
+            out.push_str(call.name);
+            out.push('(');
+            out.push_str(call.arguments);
+            out.push_str(") [");
+            out.push_str(call.id);
+            out.push(']');
+        }
+    }
+    out
+}
+
+/// Fits a chat history to `budget` tokens of `counter`, rendered with
+/// [`render_chat`]: [`ChatTrimmer`] drops whole messages (never a tool call without
+/// its results, never the system messages or the latest user message), the latest
+/// kept for [`LayerPolicy::Tail`] and every policy but `Head`, which keeps the
+/// earliest. The rendered text is counted and, when over, trimmed again to less.
+/// [`LayerPolicy::Never`] keeps every message or fails.
+///
+/// # Errors
+///
+/// [`FitError::NeverCut`] for [`LayerPolicy::Never`] and a history over `budget`;
+/// [`FitError::Chat`] when the messages that must stay do not fit.
+///
+/// ```
+/// use ctxbudget::{CharEstimate, assemble::LayerPolicy, Message, assemble::fit_chat};
+///
+/// let chat: Vec<Message> = (0..20)
+///     .map(|i| if i % 2 == 0 { Message::user(format!("question {i}")) } else { Message::assistant(format!("answer {i}")) })
+///     .collect();
+/// let out = fit_chat(&chat, 30, &CharEstimate, &LayerPolicy::Tail)?;
+/// assert!(out.tokens <= 30 && out.cut());
+/// assert!(out.text.ends_with("assistant: answer 19"));
+/// assert_eq!(out.unit, "messages");
+/// # Ok::<(), ctxbudget::assemble::FitError>(())
+/// ```
+pub fn fit_chat<'a, M: ChatMessage>(
+    history: &'a [M],
+    budget: usize,
+    counter: &dyn TokenCounter,
+    policy: &LayerPolicy,
+) -> Result<FittedLayer<'a>, FitError> {
+    let total = history.len();
+    if matches!(policy, LayerPolicy::Never) {
+        let text = render_chat(history);
+        return match counter.count_within(&text, budget) {
+            Some(tokens) => {
+                Ok(FittedLayer::whole(text, tokens).with_kept(total, total, "messages"))
+            }
+            None => Err(FitError::never_cut(counter.count(&text), budget)),
+        };
+    }
+    let strategy = if matches!(policy, LayerPolicy::Head) {
+        ChatStrategy::KeepFirst
+    } else {
+        ChatStrategy::KeepLast
+    };
+    // `role: ` and the line break cost about two tokens a message beyond the role and
+    // the content; the rendered text is counted exactly below.
+    let format = ChatFormat::content_only().with_tokens_per_message(2);
+    let mut limit = budget;
+    loop {
+        let trimmed = ChatTrimmer::new(counter, limit)
+            .with_format(format)
+            .with_strategy(strategy)
+            .trim(history)?;
+        let text = render_chat(trimmed.messages());
+        let kept = trimmed.elements().len();
+        if let Some(tokens) = counter.count_within(&text, budget) {
+            return Ok(FittedLayer::whole(text, tokens).with_kept(kept, total, "messages"));
+        }
+        let over = counter.count(&text).saturating_sub(budget).max(1);
+        if limit == 0 {
+            // Nothing can be dropped any more: what must stay is over the budget.
+            let needed = counter.count(&text);
+            return Err(ChatTrimError::OverBudget {
+                needed,
+                budget,
+                over: needed.saturating_sub(budget),
+            }
+            .into());
+        }
+        limit = limit.saturating_sub(over);
+    }
+}
+
+/// Fits relevance-ranked chunks to `budget` tokens of `counter` with [`select`]: the
+/// best-scored chunks that fit, highest first, and the next one cut at a boundary to
+/// fill the rest, joined by blank lines. Head, tail and the other cutting policies
+/// all select by score; [`LayerPolicy::Never`] requires every chunk, whole.
+///
+/// The report counts whole chunks: `kept` of `total` `"whole chunks"` (a cut chunk
+/// is not counted as kept).
+///
+/// # Errors
+///
+/// [`FitError::NeverCut`] for [`LayerPolicy::Never`] when the chunks do not all fit.
+///
+/// ```
+/// use ctxbudget::{CharEstimate, assemble::LayerPolicy, select::RankedChunks, assemble::fit_ranked};
+///
+/// let chunks: RankedChunks = [
+///     ("Treaties may reduce withholding.", 0.65),
+///     ("Form 8843 is filed by all nonresident aliens.", 0.91),
+/// ]
+/// .into_iter()
+/// .collect();
+/// let out = fit_ranked(chunks.as_slice(), 12, &CharEstimate, &LayerPolicy::Head)?;
+/// assert_eq!(out.text, "Form 8843 is filed by all nonresident aliens.");
+/// assert_eq!((out.kept, out.total), (1, 2));
+/// # Ok::<(), ctxbudget::assemble::FitError>(())
+/// ```
+pub fn fit_ranked<'a, R: RankedText>(
+    chunks: &'a [R],
+    budget: usize,
+    counter: &dyn TokenCounter,
+    policy: &LayerPolicy,
+) -> Result<FittedLayer<'a>, FitError> {
+    let options = SelectOptions::new();
+    let selection = select(chunks, budget, counter, &options);
+    let stats = selection.stats();
+    if matches!(policy, LayerPolicy::Never) && (stats.dropped > 0 || stats.cut > 0) {
+        let all = select(chunks, usize::MAX, counter, &options);
+        return Err(FitError::never_cut(all.tokens.max(budget + 1), budget));
+    }
+    Ok(
+        FittedLayer::whole(selection.text(), selection.tokens).with_kept(
+            stats.used.saturating_sub(stats.cut),
+            stats.given,
+            "whole chunks",
+        ),
+    )
+}
+
+impl LayerContent for RankedChunks {
+    fn fit<'a>(
+        &'a self,
+        budget: usize,
+        counter: &dyn TokenCounter,
+        policy: &LayerPolicy,
+    ) -> Result<FittedLayer<'a>, FitError> {
+        fit_ranked(self.as_slice(), budget, counter, policy)
+    }
+}
+
+/// Fits texts joined by a blank line; head and tail cuts count whole texts kept.
+fn fit_texts<'a, S: AsRef<str>>(
+    texts: &[S],
+    budget: usize,
+    counter: &dyn TokenCounter,
+    policy: &LayerPolicy,
+) -> Result<FittedLayer<'a>, FitError> {
+    const JOIN: &str = "\n\n";
+    let joined = texts
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<Vec<&str>>()
+        .join(JOIN);
+    let fitted = fit_text(&joined, budget, counter, policy)?.into_owned();
+    let whole_texts = |kept_bytes: usize, from_end: bool| {
+        let mut sum = 0usize;
+        let mut n = 0;
+        let lens = texts.iter().map(|t| t.as_ref().len());
+        let mut count = |len: usize| {
+            sum += len + if n == 0 { 0 } else { JOIN.len() };
+            if sum <= kept_bytes {
+                n += 1;
+                true
+            } else {
+                false
+            }
+        };
+        if from_end {
+            lens.rev().take_while(|&len| count(len)).count()
+        } else {
+            lens.take_while(|&len| count(len)).count()
+        }
+    };
+    Ok(match policy {
+        LayerPolicy::Head | LayerPolicy::Tail if fitted.cut() => {
+            let kept = whole_texts(fitted.kept, matches!(policy, LayerPolicy::Tail));
+            fitted.with_kept(kept, texts.len(), "whole texts")
+        }
+        _ if !fitted.cut() => fitted.with_kept(texts.len(), texts.len(), "texts"),
+        _ => fitted,
+    })
+}
+
+/// Implements [`LayerContent`] for each type by handing the content, as a slice, to
+/// one of the `fit_*` functions, with the given default policy.
+macro_rules! layer_content {
+    ($fit:ident, $policy:expr; $([$($generics:tt)*] $ty:ty),* $(,)?) => {$(
+        impl<$($generics)*> LayerContent for $ty {
+            fn fit<'a>(
+                &'a self,
+                budget: usize,
+                counter: &dyn TokenCounter,
+                policy: &LayerPolicy,
+            ) -> Result<FittedLayer<'a>, FitError> {
+                $fit(&self[..], budget, counter, policy)
+            }
+
+            fn default_policy(&self) -> LayerPolicy {
+                $policy
+            }
+        }
+    )*};
+}
+
+layer_content!(fit_text, LayerPolicy::Head; [] str, [] String, [] Cow<'_, str>);
+layer_content!(
+    fit_texts, LayerPolicy::Head;
+    [] [String], [] Vec<String>, [] [&str], [] Vec<&str>,
+);
+layer_content!(fit_chat, LayerPolicy::Tail; [M: ChatMessage] [M], [M: ChatMessage] Vec<M>);
+layer_content!(fit_ranked, LayerPolicy::Head; [] [RankedChunk], [] Vec<RankedChunk>);
+
+impl<T: LayerContent> LayerContent for Option<T> {
+    fn fit<'a>(
+        &'a self,
+        budget: usize,
+        counter: &dyn TokenCounter,
+        policy: &LayerPolicy,
+    ) -> Result<FittedLayer<'a>, FitError> {
+        match self {
+            Some(content) => content.fit(budget, counter, policy),
+            None => Ok(FittedLayer::empty()),
+        }
+    }
+
+    fn default_policy(&self) -> LayerPolicy {
+        self.as_ref()
+            .map_or(LayerPolicy::Head, LayerContent::default_policy)
+    }
+}
+
+macro_rules! forward_content {
+    ($($pointer:ty),* $(,)?) => {$(
+        impl<T: LayerContent + ?Sized> LayerContent for $pointer {
+            fn fit<'a>(
+                &'a self,
+                budget: usize,
+                counter: &dyn TokenCounter,
+                policy: &LayerPolicy,
+            ) -> Result<FittedLayer<'a>, FitError> {
+                (**self).fit(budget, counter, policy)
+            }
+
+            fn default_policy(&self) -> LayerPolicy {
+                (**self).default_policy()
+            }
+        }
+    )*};
+}
+
+forward_content!(&T, Box<T>, std::sync::Arc<T>);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chat::Message;
+    use crate::count::CharEstimate;
+
+    #[test]
+    fn policies_fit_text() {
+        let text = "one two three four five six seven eight nine ten";
+        let words = |t: &str| t.split_whitespace().count();
+        let head = fit_text(text, 3, &words, &LayerPolicy::Head).unwrap();
+        assert_eq!(head.text, "one two three");
+        assert!(head.cut());
+        let tail = fit_text(text, 2, &words, &LayerPolicy::Tail).unwrap();
+        assert_eq!(tail.text, "nine ten");
+        let never = fit_text(text, 3, &words, &LayerPolicy::Never).unwrap_err();
+        assert_eq!(never, FitError::never_cut(10, 3));
+        let whole = fit_text(text, 10, &words, &LayerPolicy::Never).unwrap();
+        assert!(!whole.cut() && whole.tokens == 10);
+    }
+
+    #[test]
+    fn disclose_too_small_is_empty() {
+        let text = "a\nb\nc\nd\n";
+        let out = fit_text(text, 1, &CharEstimate, &LayerPolicy::disclose("read it")).unwrap();
+        assert_eq!(out.text, "");
+        assert_eq!((out.kept, out.total), (0, 4));
+        let blank = fit_text(text, 1, &CharEstimate, &LayerPolicy::disclose(" ")).unwrap_err();
+        assert_eq!(blank, FitError::Disclosure(DisclosureError::BlankRecovery));
+    }
+
+    #[test]
+    fn texts_count_whole_texts() {
+        let texts = vec!["aaaa".to_owned(), "bbbb".to_owned(), "cccc".to_owned()];
+        let out = texts.fit(3, &CharEstimate, &LayerPolicy::Head).unwrap();
+        assert_eq!(out.text, "aaaa\n\nbbbb");
+        assert_eq!((out.kept, out.total, out.unit), (2, 3, "whole texts"));
+        let out = texts.fit(3, &CharEstimate, &LayerPolicy::Tail).unwrap();
+        assert_eq!(out.text, "bbbb\n\ncccc");
+        assert_eq!(out.kept, 2);
+        let out = texts.fit(100, &CharEstimate, &LayerPolicy::Tail).unwrap();
+        assert_eq!((out.kept, out.total, out.unit), (3, 3, "texts"));
+    }
+
+    #[test]
+    fn chat_never_and_option() {
+        let chat = vec![Message::user("hi there"), Message::assistant("hello")];
+        let err = chat.fit(2, &CharEstimate, &LayerPolicy::Never).unwrap_err();
+        assert!(matches!(err, FitError::NeverCut { .. }));
+        let none: Option<String> = None;
+        assert_eq!(
+            none.fit(0, &CharEstimate, &LayerPolicy::Never)
+                .unwrap()
+                .text,
+            ""
+        );
+        assert_eq!(chat.default_policy(), LayerPolicy::Tail);
+    }
+}

@@ -1,0 +1,301 @@
+//! How a layer may be cut ([`LayerPolicy`]), what fitting it gave ([`FittedLayer`]),
+//! and what can go wrong ([`FitError`], [`AssembleError`]).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use thiserror::Error;
+
+use crate::budget::BudgetError;
+use crate::chat::ChatTrimError;
+use crate::disclosure::DisclosureError;
+
+/// How a layer that is over its budget may be cut.
+///
+/// In `#[budget(..)]` this is `policy = head`, `tail`, `head_and_tail`, `never` or
+/// `disclose` (with `recovery = "..."`). Without a policy a layer uses its content's
+/// [`default_policy`](super::LayerContent::default_policy): the head for text, the latest
+/// messages for a chat history.
+///
+/// ```
+/// use ctxbudget::{CharEstimate, assemble::LayerPolicy, assemble::fit_text};
+///
+/// let log = "boot ok\nload config\nconnect db\nserve requests";
+/// let tail = fit_text(log, 4, &CharEstimate, &LayerPolicy::Tail)?;
+/// assert_eq!(tail.text, "serve requests");
+/// assert!(fit_text(log, 4, &CharEstimate, &LayerPolicy::Never).is_err());
+/// # Ok::<(), ctxbudget::assemble::FitError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum LayerPolicy {
+    /// Keep the beginning ([`Keep::Head`](crate::trim::Keep::Head)): documents, instructions. The default for
+    /// text.
+    #[default]
+    Head,
+    /// Keep the end ([`Keep::Tail`](crate::trim::Keep::Tail)): logs, transcripts. For a chat history: keep the
+    /// latest messages, its default.
+    Tail,
+    /// Keep both ends and cut the middle ([`Keep::HeadAndTail`](crate::trim::Keep::HeadAndTail)).
+    HeadAndTail,
+    /// Keep the leading lines, backed up to a section boundary, and add an omission
+    /// note saying how to read the rest (see [`disclose_within`](crate::disclosure::disclose_within)); the note's tokens
+    /// count. When not even the note fits, the layer is left empty.
+    Disclose {
+        /// What the reader can do to see the full text, such as `read AGENTS.md`.
+        recovery: Cow<'static, str>,
+    },
+    /// Never cut: a layer over its budget is an error naming it and the excess (the
+    /// seed's system and user layers).
+    Never,
+}
+
+impl LayerPolicy {
+    /// [`LayerPolicy::Disclose`] with the recovery action `recovery`.
+    pub fn disclose(recovery: impl Into<Cow<'static, str>>) -> Self {
+        LayerPolicy::Disclose {
+            recovery: recovery.into(),
+        }
+    }
+
+    /// The policy as the attribute writes it: `head`, `tail`, `head_and_tail`,
+    /// `disclose` or `never`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            LayerPolicy::Head => "head",
+            LayerPolicy::Tail => "tail",
+            LayerPolicy::HeadAndTail => "head_and_tail",
+            LayerPolicy::Disclose { .. } => "disclose",
+            LayerPolicy::Never => "never",
+        }
+    }
+
+    /// Whether the policy allows cutting at all.
+    pub fn may_cut(&self) -> bool {
+        !matches!(self, LayerPolicy::Never)
+    }
+}
+
+impl fmt::Display for LayerPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+/// One layer's content fitted to its budget: the text to send and what it costs.
+///
+/// `kept` of `total` units (`unit`: bytes, lines, messages, texts, chunks) say how
+/// much of the content survived; the layer was cut when `kept < total`.
+///
+/// ```
+/// use ctxbudget::assemble::FittedLayer;
+///
+/// let whole = FittedLayer::whole("hello", 1);
+/// assert!(!whole.cut());
+/// let partial = FittedLayer::whole("first chunk", 3).with_kept(1, 4, "chunks");
+/// assert!(partial.cut());
+/// assert_eq!(partial.to_string(), "kept 1 of 4 chunks, 3 tokens");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct FittedLayer<'a> {
+    /// The text that goes into the prompt.
+    pub text: Cow<'a, str>,
+    /// What `text` costs under the counter that fitted it.
+    pub tokens: usize,
+    /// How many units of the content were kept.
+    pub kept: usize,
+    /// How many units the content had.
+    pub total: usize,
+    /// What a unit is, in the plural: `"bytes"`, `"lines"`, `"messages"`, ...
+    pub unit: &'static str,
+}
+
+impl<'a> FittedLayer<'a> {
+    /// The whole of `text`, costing `tokens`, counted in bytes.
+    pub fn whole(text: impl Into<Cow<'a, str>>, tokens: usize) -> Self {
+        let text = text.into();
+        let len = text.len();
+        FittedLayer {
+            text,
+            tokens,
+            kept: len,
+            total: len,
+            unit: "bytes",
+        }
+    }
+
+    /// An empty layer.
+    pub fn empty() -> Self {
+        Self::whole("", 0)
+    }
+
+    /// The same text, reported as `kept` of `total` `unit`s.
+    #[must_use]
+    pub fn with_kept(mut self, kept: usize, total: usize, unit: &'static str) -> Self {
+        self.kept = kept;
+        self.total = total;
+        self.unit = unit;
+        self
+    }
+
+    /// Whether some of the content was left out.
+    pub fn cut(&self) -> bool {
+        self.kept < self.total
+    }
+
+    /// The same layer owning its text.
+    pub fn into_owned(self) -> FittedLayer<'static> {
+        FittedLayer {
+            text: Cow::Owned(self.text.into_owned()),
+            tokens: self.tokens,
+            kept: self.kept,
+            total: self.total,
+            unit: self.unit,
+        }
+    }
+}
+
+impl fmt::Display for FittedLayer<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.cut() {
+            write!(
+                f,
+                "kept {} of {} {}, {} tokens",
+                self.kept, self.total, self.unit, self.tokens
+            )
+        } else {
+            write!(
+                f,
+                "whole ({} {}), {} tokens",
+                self.total, self.unit, self.tokens
+            )
+        }
+    }
+}
+
+/// Why a layer's content could not be fitted to its budget.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum FitError {
+    /// The content may not be cut ([`LayerPolicy::Never`]) and is over its budget.
+    #[error("needs {tokens} tokens but may use {budget} ({over} over) and may not be cut")]
+    NeverCut {
+        /// What the whole content costs.
+        tokens: usize,
+        /// The budget it was given.
+        budget: usize,
+        /// `tokens - budget`.
+        over: usize,
+    },
+    /// A chat history whose system messages and latest user message alone are over
+    /// the budget.
+    #[error(transparent)]
+    Chat(#[from] ChatTrimError),
+    /// A disclosure that cannot be written (a blank recovery action).
+    #[error(transparent)]
+    Disclosure(#[from] DisclosureError),
+    /// Any other reason, from an implementation of [`LayerContent`](super::LayerContent) outside this
+    /// crate.
+    #[error("{0}")]
+    Custom(String),
+}
+
+impl FitError {
+    /// A [`FitError::Custom`] with `message`.
+    pub fn custom(message: impl fmt::Display) -> Self {
+        FitError::Custom(message.to_string())
+    }
+
+    /// The [`FitError::NeverCut`] of content costing `tokens` for a `budget`.
+    pub fn never_cut(tokens: usize, budget: usize) -> Self {
+        FitError::NeverCut {
+            tokens,
+            budget,
+            over: tokens.saturating_sub(budget),
+        }
+    }
+}
+
+/// Why a context could not be assembled.
+///
+/// ```
+/// use ctxbudget::{AssembleError, CharEstimate, ContextLayers};
+///
+/// #[derive(ContextLayers)]
+/// #[context(total = 1000, output = 200)]
+/// struct Ctx {
+///     #[budget(tokens = 10, policy = never)]
+///     system: String,
+///     #[budget(tokens = 790)]
+///     memory: String,
+/// }
+///
+/// let ctx = Ctx { system: "x".repeat(60), memory: String::new() };
+/// let err = ctx.assemble(&CharEstimate).unwrap_err();
+/// assert!(matches!(err, AssembleError::LayerOverBudget { over: 5, .. }));
+/// assert_eq!(
+///     err.to_string(),
+///     "layer `system` needs 15 tokens but reserves 10 (5 over); it is marked never to be \
+///      cut: shorten it or raise its reservation"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum AssembleError {
+    /// A layer marked never to be cut is over what it may use.
+    #[error(
+        "layer `{layer}` needs {tokens} tokens but {}; it is marked never to be cut: \
+         shorten it or raise its reservation",
+        given(*budget, *reservation, *over)
+    )]
+    LayerOverBudget {
+        /// The layer's name.
+        layer: String,
+        /// What its content costs.
+        tokens: usize,
+        /// What it was given: its reservation, or more for a growing layer.
+        budget: usize,
+        /// Its reservation.
+        reservation: usize,
+        /// `tokens - budget`.
+        over: usize,
+    },
+    /// A layer's content could not be fitted for another reason.
+    #[error("layer `{layer}` could not be fitted to {budget} tokens: {source}")]
+    Layer {
+        /// The layer's name.
+        layer: String,
+        /// The budget it was given.
+        budget: usize,
+        /// Why.
+        source: FitError,
+    },
+    /// The layers that may not be cut, with the separators between the layers, are
+    /// over the window less the output reservation.
+    #[error(
+        "the prompt needs {tokens} tokens but {limit} are left after the output \
+         reservation ({over} over); the layers that may not be cut and the separators do \
+         not fit: shorten them or raise `total`"
+    )]
+    PromptOverBudget {
+        /// What the smallest prompt that was tried costs.
+        tokens: usize,
+        /// `total - output`.
+        limit: usize,
+        /// `tokens - limit`.
+        over: usize,
+    },
+    /// Recording the spend was refused (a bug in a hand-written
+    /// [`ContextLayers`](crate::budget::ContextLayers) implementation; generated ones cannot reach it).
+    #[error(transparent)]
+    Budget(#[from] BudgetError),
+}
+
+fn given(budget: usize, reservation: usize, over: usize) -> String {
+    if budget == reservation {
+        format!("reserves {reservation} ({over} over)")
+    } else {
+        format!("was given {budget} ({over} over; it reserves {reservation})")
+    }
+}

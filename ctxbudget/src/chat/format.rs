@@ -1,0 +1,202 @@
+//! How a chat format counts: per-message overhead ([`ChatFormat`]) and the budget a
+//! trim reports ([`HistoryBudget`]).
+
+use super::message::ChatMessage;
+use crate::count::TokenCounter;
+
+/// The token overhead a chat format adds around messages.
+///
+/// A message costs `tokens_per_message`, plus the tokens of its role and content,
+/// plus the tokens of its name and `tokens_per_name` when it has one, plus, for each
+/// tool call, the tokens of the tool's name and arguments and `tokens_per_tool_call`.
+/// A whole request adds `reply_priming` once (the `<|start|>assistant<|message|>` that
+/// primes the reply).
+///
+/// [`ChatFormat::openai`] (the default) is the OpenAI cookbook's accounting for
+/// current models (3 per message, 1 per name, 3 for the reply), with tool calls
+/// counted as tiktoken-rs's `num_tokens_from_messages` counts them (name, arguments
+/// and 1 more). OpenAI does not publish how tool calls and call ids are serialized,
+/// so those terms are an estimate (call ids are not counted): set
+/// [`with_tokens_per_tool_call`](ChatFormat::with_tokens_per_tool_call) from the
+/// `usage` your provider reports, or leave headroom in the budget.
+///
+/// ```
+/// use ctxbudget::{chat::ChatFormat, Message};
+///
+/// let words = |t: &str| t.split_whitespace().count();
+/// let chat = [Message::user("hello there")];
+/// // 3 per message + 1 ("user") + 2 ("hello there") + 3 to prime the reply.
+/// assert_eq!(ChatFormat::openai().count_messages(&words, &chat), 9);
+/// assert_eq!(ChatFormat::content_only().count_messages(&words, &chat), 3);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ChatFormat {
+    tokens_per_message: usize,
+    tokens_per_name: usize,
+    tokens_per_tool_call: usize,
+    reply_priming: usize,
+}
+
+impl Default for ChatFormat {
+    fn default() -> Self {
+        Self::openai()
+    }
+}
+
+impl ChatFormat {
+    /// OpenAI's chat format: 3 tokens per message, 1 per name, 1 per tool call and 3
+    /// to prime the reply; the role's name is counted like text.
+    pub const fn openai() -> Self {
+        Self {
+            tokens_per_message: 3,
+            tokens_per_name: 1,
+            tokens_per_tool_call: 1,
+            reply_priming: 3,
+        }
+    }
+
+    /// No overhead: a message costs its role, content, name and tool calls as text,
+    /// and nothing is added per message or per request. Combine with the `with_*`
+    /// methods to describe another provider.
+    pub const fn content_only() -> Self {
+        Self {
+            tokens_per_message: 0,
+            tokens_per_name: 0,
+            tokens_per_tool_call: 0,
+            reply_priming: 0,
+        }
+    }
+
+    /// Sets the fixed cost of every message.
+    #[must_use]
+    pub const fn with_tokens_per_message(mut self, tokens: usize) -> Self {
+        self.tokens_per_message = tokens;
+        self
+    }
+
+    /// Sets the extra cost of a message that has a name.
+    #[must_use]
+    pub const fn with_tokens_per_name(mut self, tokens: usize) -> Self {
+        self.tokens_per_name = tokens;
+        self
+    }
+
+    /// Sets the fixed cost of each tool call, on top of its name and arguments.
+    #[must_use]
+    pub const fn with_tokens_per_tool_call(mut self, tokens: usize) -> Self {
+        self.tokens_per_tool_call = tokens;
+        self
+    }
+
+    /// Sets the cost added once per request to prime the reply.
+    #[must_use]
+    pub const fn with_reply_priming(mut self, tokens: usize) -> Self {
+        self.reply_priming = tokens;
+        self
+    }
+
+    /// The fixed cost of every message.
+    pub const fn tokens_per_message(&self) -> usize {
+        self.tokens_per_message
+    }
+
+    /// The extra cost of a named message.
+    pub const fn tokens_per_name(&self) -> usize {
+        self.tokens_per_name
+    }
+
+    /// The fixed cost of each tool call.
+    pub const fn tokens_per_tool_call(&self) -> usize {
+        self.tokens_per_tool_call
+    }
+
+    /// The cost added once per request.
+    pub const fn reply_priming(&self) -> usize {
+        self.reply_priming
+    }
+
+    /// What one message costs in this format (without the reply priming).
+    pub fn message_tokens<C, M>(&self, counter: &C, message: &M) -> usize
+    where
+        C: TokenCounter + ?Sized,
+        M: ChatMessage + ?Sized,
+    {
+        let mut tokens = self
+            .tokens_per_message
+            .saturating_add(counter.count(message.role().as_str()))
+            .saturating_add(counter.count(message.content()));
+        if let Some(name) = message.name() {
+            tokens = tokens
+                .saturating_add(counter.count(name))
+                .saturating_add(self.tokens_per_name);
+        }
+        for call in message.tool_calls() {
+            tokens = tokens
+                .saturating_add(self.tokens_per_tool_call)
+                .saturating_add(counter.count(call.name))
+                .saturating_add(counter.count(call.arguments));
+        }
+        tokens
+    }
+
+    /// What a request with these messages costs: every message plus the reply
+    /// priming.
+    pub fn count_messages<C, M>(&self, counter: &C, messages: &[M]) -> usize
+    where
+        C: TokenCounter + ?Sized,
+        M: ChatMessage,
+    {
+        messages.iter().fold(self.reply_priming, |sum, m| {
+            sum.saturating_add(self.message_tokens(counter, m))
+        })
+    }
+}
+
+/// The budget a [`TrimContext`](super::TrimContext) reports: the limit for the whole request, of which
+/// the chat format's reply priming is reserved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct HistoryBudget {
+    limit: usize,
+    reserved: usize,
+}
+
+impl HistoryBudget {
+    /// A budget of `limit` tokens for the whole request, nothing reserved.
+    pub const fn new(limit: usize) -> Self {
+        Self { limit, reserved: 0 }
+    }
+
+    /// Reserves `tokens` of the limit (for the reply priming, say).
+    #[must_use]
+    pub const fn with_reserved(mut self, tokens: usize) -> Self {
+        self.reserved = tokens;
+        self
+    }
+
+    /// The limit for the whole request.
+    pub const fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// The reserved part of the limit.
+    pub const fn reserved(&self) -> usize {
+        self.reserved
+    }
+
+    /// Tokens still available to messages once `used` are spent:
+    /// `limit - reserved - used`, or 0 when that would be negative.
+    ///
+    /// ```
+    /// use ctxbudget::chat::HistoryBudget;
+    ///
+    /// let budget = HistoryBudget::new(100).with_reserved(3);
+    /// assert_eq!(budget.available(0), 97);
+    /// assert_eq!(budget.available(90), 7);
+    /// assert_eq!(budget.available(1_000), 0);
+    /// ```
+    pub const fn available(&self, used: usize) -> usize {
+        self.limit
+            .saturating_sub(self.reserved)
+            .saturating_sub(used)
+    }
+}
