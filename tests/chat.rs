@@ -153,7 +153,7 @@ fn dropped_with(
 }
 
 #[test]
-fn trim_context_follows_the_seed() {
+fn trim_context_shows_seqs_costs_and_budget() {
     let history = small_history();
     let chat_trimmer = ChatTrimmer::new(CharEstimate, 1_000);
     let mut calls = 0;
@@ -251,17 +251,48 @@ fn error_says_by_how_much() {
     assert_eq!(
         err.to_string(),
         format!(
-            "system messages and the latest user message need {needed} tokens but the budget is {} (2 over)",
+            "the messages that must stay (system messages and the latest user message) need {needed} tokens, reply priming included, but the budget is {} (2 over): raise the budget to at least {needed}, or let the trimmer drop them: system messages with `with_include_system(false)`, the latest user message with `with_keep_latest_user(false)` (add `with_allow_partial(true)` to keep part of a message that does not fit)",
             needed - 2
         )
     );
-    // An empty history still needs the reply priming.
-    let err = ChatTrimmer::new(CharEstimate, 0)
+}
+
+/// An empty history (or one the hook emptied) under a limit below the reply priming
+/// used to fail with "system messages and the latest user message need 3 tokens":
+/// there were none, and the 3 was not explained. The error now names the priming
+/// and the two fixes.
+#[test]
+fn reply_priming_over_the_limit_says_what_it_is() {
+    let expected = ChatTrimError::ReplyPriming {
+        priming: 3,
+        budget: 2,
+    };
+    let err = ChatTrimmer::new(CharEstimate, 2)
         .trim::<Message>(&[])
         .unwrap_err();
+    assert_eq!(err, expected);
     assert_eq!(
         err.to_string(),
-        "system messages and the latest user message need 3 tokens but the budget is 0 (3 over)"
+        "the chat format primes every reply with 3 tokens (`<|start|>assistant<|message|>` in OpenAI's format), more than the whole budget of 2: raise the budget to at least 3, or count with `ChatFormat::content_only()` (or `with_reply_priming(0)`) if the priming is accounted for elsewhere"
+    );
+    let history = small_history();
+    let err = ChatTrimmer::new(CharEstimate, 2)
+        .trim_with(&history, |ctx| {
+            ctx.remove(0..history.len());
+        })
+        .unwrap_err();
+    assert_eq!(err, expected);
+    // Without the priming, an empty history fits any limit.
+    let trimmed = ChatTrimmer::new(CharEstimate, 0)
+        .with_format(ChatFormat::content_only())
+        .trim::<Message>(&[])
+        .unwrap();
+    assert_eq!(trimmed.tokens(), 0);
+    // At exactly the priming, it fits.
+    assert!(
+        ChatTrimmer::new(CharEstimate, 3)
+            .trim::<Message>(&[])
+            .is_ok()
     );
 }
 
@@ -272,7 +303,8 @@ fn huge_budgets_and_counts_do_not_overflow() {
         .trim(&history)
         .unwrap();
     assert_eq!(all.elements().len(), history.len());
-    // Costs saturate instead of wrapping: the error carries usize::MAX.
+    // Costs saturate instead of wrapping: the error carries usize::MAX, and its
+    // message does not print it as a count.
     let enormous = |_: &str| usize::MAX;
     let err = ChatTrimmer::new(enormous, 1_000)
         .trim(&history)
@@ -285,16 +317,37 @@ fn huge_budgets_and_counts_do_not_overflow() {
             over: usize::MAX - 1_000
         }
     );
+    let message = err.to_string();
+    assert!(!message.contains(&usize::MAX.to_string()), "{message}");
+    assert!(
+        !message.contains(&(usize::MAX - 1_000).to_string()),
+        "{message}"
+    );
+    assert!(message.contains("too many tokens to count"), "{message}");
+    assert!(message.contains("the budget is 1000"), "{message}");
+    // Two system messages of usize::MAX / 2 + 1 overflow only in the sum.
+    let half = |t: &str| if t == "q2.." { usize::MAX / 2 + 1 } else { 0 };
+    let two = [Message::system("q2.."), Message::system("q2..")];
+    let err = ChatTrimmer::new(half, 1_000).trim(&two).unwrap_err();
+    assert!(matches!(
+        err,
+        ChatTrimError::OverBudget {
+            needed: usize::MAX,
+            ..
+        }
+    ));
+    assert!(!err.to_string().contains(&usize::MAX.to_string()));
+
     let trimmed = ChatTrimmer::new(CharEstimate, 1_000)
         .with_format(ChatFormat::openai().with_reply_priming(usize::MAX))
         .trim(&history);
-    assert!(matches!(
-        trimmed,
-        Err(ChatTrimError::OverBudget {
-            needed: usize::MAX,
-            ..
-        })
-    ));
+    assert_eq!(
+        trimmed.unwrap_err(),
+        ChatTrimError::ReplyPriming {
+            priming: usize::MAX,
+            budget: 1_000
+        }
+    );
 }
 
 #[test]
@@ -582,7 +635,13 @@ proptest! {
                 all.sort_unstable();
                 prop_assert_eq!(all, (0..history.len()).collect::<Vec<_>>());
             }
+            Err(ChatTrimError::ReplyPriming { priming, budget: b }) => {
+                prop_assert_eq!(priming, 3);
+                prop_assert_eq!(b, budget);
+                prop_assert!(budget < 3);
+            }
             Err(ChatTrimError::OverBudget { needed, budget: b, over }) => {
+                prop_assert!(budget >= 3, "the priming alone is over {}", budget);
                 let floor = 3 + must_stay
                     .iter()
                     .map(|&s| format.message_tokens(&CharEstimate, &history[s]))
