@@ -24,48 +24,7 @@ budget! {
 }
 
 fn main() {
-    let history = vec![
-        Message::system(
-            "You are a travel assistant. Answer briefly and cite the tool results you used.",
-        ),
-        Message::user("I am planning a trip to Lisbon in May. What is the weather usually like?"),
-        Message::assistant("").with_tool_call(ToolCall::new(
-            "call_w1",
-            "climate",
-            r#"{"city":"Lisbon","month":"May"}"#,
-        )),
-        Message::tool(
-            "call_w1",
-            "Lisbon, May: average high 22°C, low 14°C, 5 rainy days, 10 hours of sun a day.",
-        ),
-        Message::assistant(
-            "May in Lisbon is mild. Expect around 22°C by day and 14°C at night, with little rain.",
-        ),
-        Message::user("Compare flights from Berlin and from Munich on May 3rd."),
-        Message::assistant("")
-            .with_tool_call(ToolCall::new(
-                "call_f1",
-                "flights",
-                r#"{"from":"BER","to":"LIS","date":"2025-05-03"}"#,
-            ))
-            .with_tool_call(ToolCall::new(
-                "call_f2",
-                "flights",
-                r#"{"from":"MUC","to":"LIS","date":"2025-05-03"}"#,
-            )),
-        Message::tool(
-            "call_f1",
-            "BER-LIS: 3 flights, from 89 EUR, 3h40 direct (07:10, 12:55, 18:30).",
-        ),
-        Message::tool(
-            "call_f2",
-            "MUC-LIS: 2 flights, from 112 EUR, 3h15 direct (09:05, 16:40).",
-        ),
-        Message::assistant(
-            "From Berlin it starts at 89 EUR; from Munich at 112 EUR, but the flight is shorter.",
-        ),
-        Message::user("Book the cheapest one and tell me what to pack."),
-    ];
+    let history = history();
 
     let bpe = tiktoken_rs::cl100k_base_singleton();
     let cl100k = |t: &str| bpe.encode_ordinary(t).len();
@@ -135,6 +94,52 @@ fn main() {
     for e in trimmed.elements() {
         print_element(e);
     }
+}
+
+/// A trip-planning conversation with a tool call and two parallel ones.
+fn history() -> Vec<Message> {
+    vec![
+        Message::system(
+            "You are a travel assistant. Answer briefly and cite the tool results you used.",
+        ),
+        Message::user("I am planning a trip to Lisbon in May. What is the weather usually like?"),
+        Message::assistant("").with_tool_call(ToolCall::new(
+            "call_w1",
+            "climate",
+            r#"{"city":"Lisbon","month":"May"}"#,
+        )),
+        Message::tool(
+            "call_w1",
+            "Lisbon, May: average high 22°C, low 14°C, 5 rainy days, 10 hours of sun a day.",
+        ),
+        Message::assistant(
+            "May in Lisbon is mild. Expect around 22°C by day and 14°C at night, with little rain.",
+        ),
+        Message::user("Compare flights from Berlin and from Munich on May 3rd."),
+        Message::assistant("")
+            .with_tool_call(ToolCall::new(
+                "call_f1",
+                "flights",
+                r#"{"from":"BER","to":"LIS","date":"2025-05-03"}"#,
+            ))
+            .with_tool_call(ToolCall::new(
+                "call_f2",
+                "flights",
+                r#"{"from":"MUC","to":"LIS","date":"2025-05-03"}"#,
+            )),
+        Message::tool(
+            "call_f1",
+            "BER-LIS: 3 flights, from 89 EUR, 3h40 direct (07:10, 12:55, 18:30).",
+        ),
+        Message::tool(
+            "call_f2",
+            "MUC-LIS: 2 flights, from 112 EUR, 3h15 direct (09:05, 16:40).",
+        ),
+        Message::assistant(
+            "From Berlin it starts at 89 EUR; from Munich at 112 EUR, but the flight is shorter.",
+        ),
+        Message::user("Book the cheapest one and tell me what to pack."),
+    ]
 }
 
 /// The Munich fares are stale: drop that result. Its call and its sibling result go

@@ -20,6 +20,9 @@ use ctxbudget::{
 // LangChain's fixtures
 // ---------------------------------------------------------------------------
 
+const OVER: DropReason = DropReason::OverBudget;
+const START: DropReason = DropReason::StartOnUser;
+
 /// LangChain's `dummy_token_counter` charges 10 for a message with string content
 /// and `3 + 4 * blocks + 3` for list content (14 for two blocks), whatever the text.
 /// Here: 4 per paragraph of text (a role name is one paragraph), and 2 per message
@@ -104,14 +107,18 @@ fn seqs<M>(trimmed: &TrimmedChat<'_, M>) -> Vec<usize> {
 
 /// The kept contents, as they would be sent (a message kept in part: its kept part).
 fn contents<'m>(trimmed: &TrimmedChat<'m, Message>) -> Vec<&'m str> {
-    trimmed.elements().iter().map(|e| e.content()).collect()
+    trimmed
+        .elements()
+        .iter()
+        .map(ctxbudget::chat::ChatElement::content)
+        .collect()
 }
 
 /// The kept messages rebuilt as they would be sent, counted again: the report must
 /// agree, and fit.
 fn assert_exact<C: ctxbudget::TokenCounter>(
     trimmed: &TrimmedChat<'_, Message>,
-    trimmer: &ChatTrimmer<C>,
+    chat_trimmer: &ChatTrimmer<C>,
 ) {
     let sent: Vec<Message> = trimmed
         .elements()
@@ -124,23 +131,27 @@ fn assert_exact<C: ctxbudget::TokenCounter>(
     for (e, m) in trimmed.elements().iter().zip(&sent) {
         assert_eq!(
             e.tokens,
-            trimmer.format().message_tokens(trimmer.counter(), m)
+            chat_trimmer
+                .format()
+                .message_tokens(chat_trimmer.counter(), m)
         );
     }
-    let tokens = trimmer.format().count_messages(trimmer.counter(), &sent);
+    let tokens = chat_trimmer
+        .format()
+        .count_messages(chat_trimmer.counter(), &sent);
     assert_eq!(trimmed.tokens(), tokens);
-    assert!(tokens <= trimmer.budget().limit());
+    assert!(tokens <= chat_trimmer.budget().limit());
 }
 
 fn trim<'m, C: ctxbudget::TokenCounter>(
-    trimmer: &ChatTrimmer<C>,
+    chat_trimmer: &ChatTrimmer<C>,
     history: &'m [Message],
 ) -> TrimmedChat<'m, Message> {
     let before = history.to_vec();
-    let trimmed = trimmer.trim(history).expect("fits");
+    let trimmed = chat_trimmer.trim(history).expect("fits");
     // LangChain asserts that the input is not mutated; here it is borrowed.
     assert_eq!(history, before);
-    assert_exact(&trimmed, trimmer);
+    assert_exact(&trimmed, chat_trimmer);
     trimmed
 }
 
@@ -166,17 +177,17 @@ fn dummy_counter_charges_what_langchain_charges() {
 #[test]
 fn first_30() {
     let history = messages_to_trim();
-    let trimmer = langchain_dummy(30).with_strategy(ChatStrategy::KeepFirst);
-    assert_eq!(seqs(&trim(&trimmer, &history)), [0, 1]);
+    let chat_trimmer = langchain_dummy(30).with_strategy(ChatStrategy::KeepFirst);
+    assert_eq!(seqs(&trim(&chat_trimmer, &history)), [0, 1]);
 }
 
 #[test]
 fn first_30_allow_partial() {
     let history = messages_to_trim();
-    let trimmer = langchain_dummy(30)
+    let chat_trimmer = langchain_dummy(30)
         .with_strategy(ChatStrategy::KeepFirst)
         .with_allow_partial(true);
-    let trimmed = trim(&trimmer, &history);
+    let trimmed = trim(&chat_trimmer, &history);
     assert_eq!(seqs(&trimmed), [0, 1, 2]);
     assert_eq!(contents(&trimmed), [FOUR, FOUR, FIRST_BLOCK]);
     let partial = trimmed.partial().unwrap();
@@ -192,11 +203,11 @@ fn first_30_allow_partial() {
 #[test]
 fn first_30_allow_partial_end_on_human() {
     let history = messages_to_trim();
-    let trimmer = langchain_dummy(30)
+    let chat_trimmer = langchain_dummy(30)
         .with_strategy(ChatStrategy::KeepFirst)
         .with_allow_partial(true)
         .with_end_on([Role::User]);
-    let trimmed = trim(&trimmer, &history);
+    let trimmed = trim(&chat_trimmer, &history);
     assert_eq!(seqs(&trimmed), [0, 1]);
     assert!(trimmed.partial().is_none());
     // The message cut in part was then dropped whole, and is reported whole.
@@ -207,17 +218,17 @@ fn first_30_allow_partial_end_on_human() {
 #[test]
 fn last_30_include_system() {
     let history = messages_to_trim();
-    let trimmer = langchain_dummy(30).with_include_system(true);
-    assert_eq!(seqs(&trim(&trimmer, &history)), [0, 3, 4]);
+    let chat_trimmer = langchain_dummy(30).with_include_system(true);
+    assert_eq!(seqs(&trim(&chat_trimmer, &history)), [0, 3, 4]);
 }
 
 #[test]
 fn last_40_include_system_allow_partial() {
     let history = messages_to_trim();
-    let trimmer = langchain_dummy(40)
+    let chat_trimmer = langchain_dummy(40)
         .with_include_system(true)
         .with_allow_partial(true);
-    let trimmed = trim(&trimmer, &history);
+    let trimmed = trim(&chat_trimmer, &history);
     assert_eq!(seqs(&trimmed), [0, 2, 3, 4]);
     assert_eq!(contents(&trimmed), [FOUR, SECOND_BLOCK, FOUR, FOUR]);
     let kept = trimmed.partial().unwrap().partial.unwrap();
@@ -228,11 +239,11 @@ fn last_40_include_system_allow_partial() {
 #[test]
 fn last_30_include_system_allow_partial_end_on_human() {
     let history = messages_to_trim();
-    let trimmer = langchain_dummy(30)
+    let chat_trimmer = langchain_dummy(30)
         .with_include_system(true)
         .with_allow_partial(true)
         .with_end_on([Role::User]);
-    let trimmed = trim(&trimmer, &history);
+    let trimmed = trim(&chat_trimmer, &history);
     assert_eq!(contents(&trimmed), [FOUR, SECOND_BLOCK, FOUR]);
     assert_eq!(seqs(&trimmed), [0, 2, 3]);
     let m4 = trimmed.dropped().iter().find(|d| d.seq == 4).unwrap();
@@ -243,11 +254,11 @@ fn last_30_include_system_allow_partial_end_on_human() {
 #[test]
 fn last_40_include_system_allow_partial_start_on_human() {
     let history = messages_to_trim();
-    let trimmer = langchain_dummy(30)
+    let chat_trimmer = langchain_dummy(30)
         .with_include_system(true)
         .with_allow_partial(true)
         .with_start_on([Role::User]);
-    let trimmed = trim(&trimmer, &history);
+    let trimmed = trim(&chat_trimmer, &history);
     assert_eq!(seqs(&trimmed), [0, 3, 4]);
     assert!(trimmed.partial().is_none());
 }
@@ -255,10 +266,10 @@ fn last_40_include_system_allow_partial_start_on_human() {
 #[test]
 fn allow_partial_one_message() {
     let history = [Message::user("This is a funky text.")];
-    let trimmer = langchain(ignoring_roles(char_len), 2)
+    let chat_trimmer = langchain(ignoring_roles(char_len), 2)
         .with_strategy(ChatStrategy::KeepFirst)
         .with_allow_partial(true);
-    let trimmed = trim(&trimmer, &history);
+    let trimmed = trim(&chat_trimmer, &history);
     // LangChain splits into characters here; not even a word fits, so the trim
     // engine cuts between graphemes: the same result.
     assert_eq!(contents(&trimmed), ["Th"]);
@@ -271,15 +282,15 @@ fn allow_partial_one_message() {
 #[test]
 fn last_allow_partial_one_message() {
     let history = [Message::user("This is a funky text.")];
-    let trimmer = langchain(ignoring_roles(char_len), 2).with_allow_partial(true);
-    assert_eq!(contents(&trim(&trimmer, &history)), ["t."]);
+    let chat_trimmer = langchain(ignoring_roles(char_len), 2).with_allow_partial(true);
+    assert_eq!(contents(&trim(&chat_trimmer, &history)), ["t."]);
 }
 
 #[test]
 fn allow_partial_text_splitter() {
     let history = messages_to_trim();
-    let trimmer = langchain(ignoring_roles(count_words), 10).with_allow_partial(true);
-    let trimmed = trim(&trimmer, &history);
+    let chat_trimmer = langchain(ignoring_roles(count_words), 10).with_allow_partial(true);
+    let trimmed = trim(&chat_trimmer, &history);
     assert_eq!(seqs(&trimmed), [3, 4]);
     assert_eq!(contents(&trimmed), ["a 4 token text.", FOUR]);
     assert_eq!(
@@ -290,8 +301,8 @@ fn allow_partial_text_splitter() {
 
 #[test]
 fn include_system_strategy_last_empty_messages() {
-    let trimmer = langchain_dummy(10).with_include_system(true);
-    assert!(trim(&trimmer, &[]).elements().is_empty());
+    let chat_trimmer = langchain_dummy(10).with_include_system(true);
+    assert!(trim(&chat_trimmer, &[]).elements().is_empty());
     // With the OpenAI format, the reply priming (3) fits in 10 as well.
     let trimmed = ChatTrimmer::new(CharEstimate, 10)
         .trim::<Message>(&[])
@@ -309,12 +320,12 @@ fn default_strategy_is_last() {
 #[test]
 fn partial_text_splitting() {
     let history = [Message::user("This is a long message that needs trimming")];
-    let trimmer = langchain(ignoring_roles(char_len), 10)
+    let chat_trimmer = langchain(ignoring_roles(char_len), 10)
         .with_strategy(ChatStrategy::KeepFirst)
         .with_allow_partial(true);
     // LangChain, splitting into characters, keeps "This is a " (10 characters); the
     // trim engine cuts at the word boundary and keeps no whitespace at the cut.
-    assert_eq!(contents(&trim(&trimmer, &history)), ["This is a"]);
+    assert_eq!(contents(&trim(&chat_trimmer, &history)), ["This is a"]);
 }
 
 #[test]
@@ -322,10 +333,10 @@ fn mixed_content_with_partial() {
     let history = [Message::assistant(
         "First part of text.\n\nSecond part that should be trimmed.",
     )];
-    let trimmer = langchain(ignoring_roles(char_len), 20)
+    let chat_trimmer = langchain(ignoring_roles(char_len), 20)
         .with_strategy(ChatStrategy::KeepFirst)
         .with_allow_partial(true);
-    let trimmed = trim(&trimmer, &history);
+    let trimmed = trim(&chat_trimmer, &history);
     assert_eq!(contents(&trimmed), ["First part of text."]);
     assert_eq!(trimmed.tokens(), 19);
 }
@@ -348,10 +359,10 @@ fn start_on_with_allow_partial() {
         Message::assistant("AI response"),
         Message::user("Second human message"),
     ];
-    let trimmer = langchain_dummy(20)
+    let chat_trimmer = langchain_dummy(20)
         .with_allow_partial(true)
         .with_start_on([Role::User]);
-    let trimmed = trim(&trimmer, &history);
+    let trimmed = trim(&chat_trimmer, &history);
     assert_eq!(seqs(&trimmed), [2]);
     assert_eq!(trimmed.dropped()[1].reason, DropReason::StartOnUser);
 }
@@ -369,8 +380,8 @@ fn approximate_counter_with_options() {
         Message::user("Second human message"),
         Message::assistant("Second AI response"),
     ];
-    let trimmer = ChatTrimmer::new(CharEstimate, 100).with_start_on([Role::User]);
-    let trimmed = trim(&trimmer, &history);
+    let chat_trimmer = ChatTrimmer::new(CharEstimate, 100).with_start_on([Role::User]);
+    let trimmed = trim(&chat_trimmer, &history);
     assert_eq!(seqs(&trimmed), [0, 1, 2, 3, 4]);
 }
 
@@ -381,8 +392,8 @@ fn approximate_counter_with_options() {
 #[test]
 fn tool_group_never_split_first() {
     let history = tool_call_messages();
-    let trimmer = langchain_dummy(35).with_strategy(ChatStrategy::KeepFirst);
-    assert_eq!(seqs(&trim(&trimmer, &history)), [0, 1, 2]);
+    let chat_trimmer = langchain_dummy(35).with_strategy(ChatStrategy::KeepFirst);
+    assert_eq!(seqs(&trim(&chat_trimmer, &history)), [0, 1, 2]);
 }
 
 /// Released LangChain returns `[Tool]` here: a tool result without its call, which
@@ -403,8 +414,8 @@ fn tool_group_included_together_last() {
 #[test]
 fn tool_group_included_together_first() {
     let history = tool_call_messages();
-    let trimmer = langchain_dummy(55).with_strategy(ChatStrategy::KeepFirst);
-    assert_eq!(seqs(&trim(&trimmer, &history)), [0, 1, 2, 3, 4]);
+    let chat_trimmer = langchain_dummy(55).with_strategy(ChatStrategy::KeepFirst);
+    assert_eq!(seqs(&trim(&chat_trimmer, &history)), [0, 1, 2, 3, 4]);
 }
 
 /// Upstream checks that the counter never sees a tool message before its call
@@ -419,8 +430,8 @@ fn counter_sees_each_message_once_in_order() {
         seen.borrow_mut().push(text.to_owned());
         dummy(text)
     };
-    let trimmer = langchain(&recording, 30).with_format(dummy_format());
-    let trimmed = trimmer.trim(&history).unwrap();
+    let chat_trimmer = langchain(&recording, 30).with_format(dummy_format());
+    let trimmed = chat_trimmer.trim(&history).unwrap();
     assert_eq!(seqs(&trimmed), [3, 4]);
     let expected: Vec<String> = history
         .iter()
@@ -447,11 +458,11 @@ fn only_the_message_kept_in_part_is_counted_again() {
         seen.borrow_mut().push(text.to_owned());
         dummy(text)
     };
-    let trimmer = langchain(&recording, 40)
+    let chat_trimmer = langchain(&recording, 40)
         .with_format(dummy_format())
         .with_include_system(true)
         .with_allow_partial(true);
-    let trimmed = trimmer.trim(&history).unwrap();
+    let trimmed = chat_trimmer.trim(&history).unwrap();
     assert_eq!(seqs(&trimmed), [0, 2, 3, 4]);
     let seen = seen.borrow();
     let once: Vec<&str> = history
@@ -470,22 +481,18 @@ fn only_the_message_kept_in_part_is_counted_again() {
 fn tool_group_with_include_system() {
     let mut history = vec![Message::system("You are a helpful assistant.")];
     history.extend(tool_call_messages());
-    let trimmer = langchain_dummy(35).with_include_system(true);
-    assert_eq!(seqs(&trim(&trimmer, &history)), [0, 4, 5]);
+    let chat_trimmer = langchain_dummy(35).with_include_system(true);
+    assert_eq!(seqs(&trim(&chat_trimmer, &history)), [0, 4, 5]);
 }
 
 #[test]
 fn tool_group_start_on_human() {
     let history = tool_call_messages();
-    let trimmer = langchain_dummy(25).with_start_on([Role::User]);
-    let trimmed = trim(&trimmer, &history);
+    let chat_trimmer = langchain_dummy(25).with_start_on([Role::User]);
+    let trimmed = trim(&chat_trimmer, &history);
     assert!(trimmed.elements().is_empty());
     let reasons: Vec<DropReason> = trimmed.dropped().iter().map(|d| d.reason).collect();
-    use DropReason::{OverBudget, StartOnUser};
-    assert_eq!(
-        reasons,
-        [OverBudget, OverBudget, OverBudget, StartOnUser, StartOnUser]
-    );
+    assert_eq!(reasons, [OVER, OVER, OVER, START, START]);
 }
 
 #[test]
@@ -537,23 +544,23 @@ fn shs() -> Vec<Message> {
 #[test]
 fn last_start_on_human_include_system() {
     let history = shs();
-    let trimmer = ChatTrimmer::new(nothing, 4)
+    let chat_trimmer = ChatTrimmer::new(nothing, 4)
         .with_format(per_message())
         .with_start_on([Role::User]);
-    assert_eq!(seqs(&trim(&trimmer, &history)), [0, 3, 4, 5]);
+    assert_eq!(seqs(&trim(&chat_trimmer, &history)), [0, 3, 4, 5]);
 }
 
 #[test]
 fn first_end_on_human_or_system() {
     let history = shs();
-    let trimmer = langchain(nothing, 4)
+    let chat_trimmer = langchain(nothing, 4)
         .with_format(per_message())
         .with_strategy(ChatStrategy::KeepFirst)
         .with_end_on([Role::User, Role::System]);
-    assert_eq!(seqs(&trim(&trimmer, &history)), [0, 1, 2, 3]);
+    assert_eq!(seqs(&trim(&chat_trimmer, &history)), [0, 1, 2, 3]);
     // With the latest user message kept (the default), it takes the place of h2.
-    let trimmer = trimmer.with_keep_latest_user(true);
-    assert_eq!(seqs(&trim(&trimmer, &history)), [0, 1, 2, 5]);
+    let chat_trimmer = chat_trimmer.with_keep_latest_user(true);
+    assert_eq!(seqs(&trim(&chat_trimmer, &history)), [0, 1, 2, 5]);
 }
 
 /// LangChain issue #33245: released LangChain keeps `[Tool, H, A, H, A]`, a tool
@@ -570,10 +577,10 @@ fn issue_33245_no_leading_tool_message() {
         Message::user("no"),
         Message::assistant("bye"),
     ];
-    let trimmer = langchain(nothing, 5).with_format(per_message());
-    assert_eq!(seqs(&trim(&trimmer, &history)), [3, 4, 5, 6]);
-    let trimmer = trimmer.with_start_on([Role::User]);
-    assert_eq!(seqs(&trim(&trimmer, &history)), [3, 4, 5, 6]);
+    let chat_trimmer = langchain(nothing, 5).with_format(per_message());
+    assert_eq!(seqs(&trim(&chat_trimmer, &history)), [3, 4, 5, 6]);
+    let chat_trimmer = chat_trimmer.with_start_on([Role::User]);
+    assert_eq!(seqs(&trim(&chat_trimmer, &history)), [3, 4, 5, 6]);
 }
 
 /// LangChain keeps whole trailing blocks of list content, or cuts the text of the
@@ -593,8 +600,8 @@ fn partial_blocks_by_characters() {
 fn partial_keeps_whole_lines() {
     let lines = |text: &str| text.lines().count();
     let history = [Message::user("l1\nl2\nl3")];
-    let trimmer = langchain(ignoring_roles(lines), 2).with_allow_partial(true);
-    let trimmed = trim(&trimmer, &history);
+    let chat_trimmer = langchain(ignoring_roles(lines), 2).with_allow_partial(true);
+    let trimmed = trim(&chat_trimmer, &history);
     assert_eq!(contents(&trimmed), ["l2\nl3"]);
     assert_eq!(
         trimmed.partial().unwrap().partial.unwrap().boundary,
@@ -611,8 +618,8 @@ fn system_message_alone_over_budget_is_an_error() {
         Message::user("a"),
         Message::assistant("b"),
     ];
-    let trimmer = langchain_dummy(5).with_include_system(true);
-    let err = trimmer.trim(&history).unwrap_err();
+    let chat_trimmer = langchain_dummy(5).with_include_system(true);
+    let err = chat_trimmer.trim(&history).unwrap_err();
     assert_eq!(
         err,
         ChatTrimError::OverBudget {
@@ -630,8 +637,8 @@ fn system_message_alone_over_budget_is_an_error() {
 #[test]
 fn last_end_on_a_role_that_never_comes() {
     let history = [Message::user("a"), Message::assistant("b")];
-    let trimmer = langchain_dummy(100).with_end_on([Role::Tool]);
-    let trimmed = trim(&trimmer, &history);
+    let chat_trimmer = langchain_dummy(100).with_end_on([Role::Tool]);
+    let trimmed = trim(&chat_trimmer, &history);
     assert!(trimmed.elements().is_empty());
     assert!(
         trimmed
@@ -644,10 +651,10 @@ fn last_end_on_a_role_that_never_comes() {
 #[test]
 fn first_end_on_human_when_everything_fits() {
     let history = [Message::user("a"), Message::assistant("b")];
-    let trimmer = langchain_dummy(100)
+    let chat_trimmer = langchain_dummy(100)
         .with_strategy(ChatStrategy::KeepFirst)
         .with_end_on([Role::User]);
-    assert_eq!(seqs(&trim(&trimmer, &history)), [0]);
+    assert_eq!(seqs(&trim(&chat_trimmer, &history)), [0]);
 }
 
 #[test]
@@ -657,8 +664,8 @@ fn last_start_on_human_when_everything_fits() {
         Message::user("b"),
         Message::assistant("c"),
     ];
-    let trimmer = langchain_dummy(100).with_start_on([Role::User]);
-    assert_eq!(seqs(&trim(&trimmer, &history)), [1, 2]);
+    let chat_trimmer = langchain_dummy(100).with_start_on([Role::User]);
+    assert_eq!(seqs(&trim(&chat_trimmer, &history)), [1, 2]);
 }
 
 #[test]
@@ -666,10 +673,10 @@ fn zero_budget_keeps_nothing() {
     let history = messages_to_trim();
     for strategy in [ChatStrategy::KeepLast, ChatStrategy::KeepFirst] {
         for partial in [false, true] {
-            let trimmer = langchain_dummy(0)
+            let chat_trimmer = langchain_dummy(0)
                 .with_strategy(strategy)
                 .with_allow_partial(partial);
-            assert!(trim(&trimmer, &history).elements().is_empty());
+            assert!(trim(&chat_trimmer, &history).elements().is_empty());
         }
     }
 }
@@ -684,11 +691,11 @@ fn system_message_not_first() {
         Message::system("s"),
         Message::assistant("b"),
     ];
-    let trimmer = langchain_dummy(20).with_include_system(true);
-    assert_eq!(seqs(&trim(&trimmer, &history)), [1, 2]);
+    let chat_trimmer = langchain_dummy(20).with_include_system(true);
+    assert_eq!(seqs(&trim(&chat_trimmer, &history)), [1, 2]);
     // Where they differ: with room for one message, the system message stays here.
-    let trimmer = langchain_dummy(10).with_include_system(true);
-    assert_eq!(seqs(&trim(&trimmer, &history)), [1]);
+    let chat_trimmer = langchain_dummy(10).with_include_system(true);
+    assert_eq!(seqs(&trim(&chat_trimmer, &history)), [1]);
 }
 
 // ---------------------------------------------------------------------------
@@ -706,16 +713,18 @@ fn start_on_and_end_on_look_past_included_system_messages() {
         Message::assistant("a"),
         Message::system("reminder"),
     ];
-    let trimmer = ChatTrimmer::new(CharEstimate, 1_000)
+    let chat_trimmer = ChatTrimmer::new(CharEstimate, 1_000)
         .with_start_on([Role::User])
         .with_end_on([Role::User]);
-    let trimmed = trim(&trimmer, &history);
+    let trimmed = trim(&chat_trimmer, &history);
     assert_eq!(seqs(&trimmed), [0, 2, 4]);
-    let trimmed = trim(&trimmer.with_include_system(false), &history);
+    let trimmed = trim(&chat_trimmer.with_include_system(false), &history);
     assert_eq!(seqs(&trimmed), [2]);
     let reasons: Vec<DropReason> = trimmed.dropped().iter().map(|d| d.reason).collect();
-    use DropReason::{EndOn, StartOnUser};
-    assert_eq!(reasons, [StartOnUser, StartOnUser, EndOn, EndOn]);
+    assert_eq!(
+        reasons,
+        [START, START, DropReason::EndOn, DropReason::EndOn]
+    );
 }
 
 /// The shape asked for wins over the protection of the latest user message.
@@ -743,12 +752,15 @@ fn start_on_roles_and_the_user_shorthand() {
         Message::assistant("a"),
         Message::user("u"),
     ];
-    let trimmer = ChatTrimmer::new(CharEstimate, 1_000);
-    let trimmed = trim(&trimmer.clone().with_start_on([Role::Assistant]), &history);
+    let chat_trimmer = ChatTrimmer::new(CharEstimate, 1_000);
+    let trimmed = trim(
+        &chat_trimmer.clone().with_start_on([Role::Assistant]),
+        &history,
+    );
     assert_eq!(seqs(&trimmed), [0, 1, 2, 3]);
     // A tool call starts with its assistant message; a tool result never starts a
     // kept history, so Role::Tool never matches.
-    let trimmed = trim(&trimmer.clone().with_start_on([Role::Tool]), &history);
+    let trimmed = trim(&chat_trimmer.clone().with_start_on([Role::Tool]), &history);
     assert!(trimmed.elements().is_empty());
     assert!(
         trimmed
@@ -757,7 +769,7 @@ fn start_on_roles_and_the_user_shorthand() {
             .all(|d| d.reason == DropReason::StartOn)
     );
     let trimmed = trim(
-        &trimmer.clone().with_start_on([Role::User, Role::Tool]),
+        &chat_trimmer.clone().with_start_on([Role::User, Role::Tool]),
         &history,
     );
     assert_eq!(seqs(&trimmed), [3]);
@@ -768,7 +780,7 @@ fn start_on_roles_and_the_user_shorthand() {
             .all(|d| d.reason == DropReason::StartOn)
     );
     // The shorthand reports StartOnUser, and `false` turns start_on off.
-    let trimmed = trim(&trimmer.clone().with_start_on_user(true), &history);
+    let trimmed = trim(&chat_trimmer.clone().with_start_on_user(true), &history);
     assert_eq!(seqs(&trimmed), [3]);
     assert!(
         trimmed
@@ -776,13 +788,13 @@ fn start_on_roles_and_the_user_shorthand() {
             .iter()
             .all(|d| d.reason == DropReason::StartOnUser)
     );
-    let off = trimmer
+    let off = chat_trimmer
         .clone()
         .with_start_on([Role::Assistant])
         .with_start_on_user(false);
     assert_eq!(seqs(&trim(&off, &history)), [0, 1, 2, 3]);
     assert_eq!(
-        seqs(&trim(&trimmer.with_start_on([]), &history)),
+        seqs(&trim(&chat_trimmer.with_start_on([]), &history)),
         [0, 1, 2, 3]
     );
 }
@@ -814,13 +826,13 @@ fn protected_messages_are_never_cut() {
     ];
     let words = |t: &str| t.split_whitespace().count();
     // (3 + 1 + 2) + (3 + 1 + 12) + 3 = 25 tokens.
-    let trimmer = ChatTrimmer::new(words, 16).with_allow_partial(true);
+    let chat_trimmer = ChatTrimmer::new(words, 16).with_allow_partial(true);
     assert!(matches!(
-        trimmer.trim(&history),
+        chat_trimmer.trim(&history),
         Err(ChatTrimError::OverBudget { .. })
     ));
     // Let the latest user message go and it is kept in part: its end.
-    let trimmed = trim(&trimmer.with_keep_latest_user(false), &history);
+    let trimmed = trim(&chat_trimmer.with_keep_latest_user(false), &history);
     assert_eq!(contents(&trimmed), ["Be brief.", "on and on."]);
     assert_eq!(trimmed.tokens(), 16);
 }
@@ -841,9 +853,9 @@ fn partial_cost_is_exact_with_the_chat_format() {
     let format = ChatFormat::openai();
     let whole = format.count_messages(&CharEstimate, &history);
     for budget in 0..=whole {
-        let trimmer = ChatTrimmer::new(CharEstimate, budget).with_allow_partial(true);
-        if let Ok(trimmed) = trimmer.trim(&history) {
-            assert_exact(&trimmed, &trimmer);
+        let chat_trimmer = ChatTrimmer::new(CharEstimate, budget).with_allow_partial(true);
+        if let Ok(trimmed) = chat_trimmer.trim(&history) {
+            assert_exact(&trimmed, &chat_trimmer);
             if let Some(partial) = trimmed.partial() {
                 // The report, or "Noted." once the report is gone too.
                 let whole = &history[partial.seq].content;
@@ -853,8 +865,8 @@ fn partial_cost_is_exact_with_the_chat_format() {
             }
         }
     }
-    let trimmer = ChatTrimmer::new(CharEstimate, whole - 4).with_allow_partial(true);
-    let trimmed = trim(&trimmer, &history);
+    let chat_trimmer = ChatTrimmer::new(CharEstimate, whole - 4).with_allow_partial(true);
+    let trimmed = trim(&chat_trimmer, &history);
     let partial = trimmed.partial().unwrap();
     assert_eq!(
         partial.content(),
@@ -874,11 +886,11 @@ fn keep_first_cuts_the_first_message_that_does_not_fit() {
         Message::user("last"),
     ];
     let words = |t: &str| t.split_whitespace().count();
-    let trimmer = ChatTrimmer::new(ignoring_roles(words), 5)
+    let chat_trimmer = ChatTrimmer::new(ignoring_roles(words), 5)
         .with_format(ChatFormat::content_only())
         .with_strategy(ChatStrategy::KeepFirst)
         .with_allow_partial(true);
-    let trimmed = trim(&trimmer, &history);
+    let trimmed = trim(&chat_trimmer, &history);
     assert_eq!(seqs(&trimmed), [0, 1, 3]);
     assert_eq!(contents(&trimmed), ["s", "one two three", "last"]);
     assert_eq!(trimmed.tokens(), 5);

@@ -18,6 +18,7 @@ mod context;
 mod error;
 mod format;
 mod message;
+mod pass;
 mod report;
 mod trimmer;
 mod units;
