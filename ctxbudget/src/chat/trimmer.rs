@@ -61,8 +61,8 @@ pub enum ChatStrategy {
 /// fails with [`ChatTrimError`], which says by how much and what to change.
 ///
 /// The caller's history is borrowed, never modified; the result borrows from it,
-/// the kept part of a message kept in part included. Each message is counted once
-/// (and the message kept in part once more, to cut it).
+/// the kept part of a message kept in part included. Each message is counted once;
+/// only the message kept in part is counted again, in pieces, to cut it.
 ///
 /// # Tool calls and their results
 ///
@@ -145,6 +145,8 @@ pub enum ChatStrategy {
 ///   needed here).
 /// - The result always fits: where LangChain returns a system message that alone is
 ///   over `max_tokens`, [`trim`](ChatTrimmer::trim) returns an error.
+/// - With `include_system`, nothing drops a system message: LangChain's `end_on` can
+///   drop even the leading one (when no message matches), ours looks past it.
 /// - A message kept in part is cut at a paragraph, line, sentence or word boundary
 ///   without whitespace at the cut, by this crate's trimming engine, rather than at
 ///   the pieces of a text splitter; only plain text messages are cut.
