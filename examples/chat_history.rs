@@ -8,8 +8,15 @@
 //! result and the call itself (a provider would reject them apart), and drops the
 //! oldest turns until the request fits 150 cl100k tokens. The system prompt and the
 //! latest user message always stay.
+//!
+//! Then the same history with the options LangChain's `trim_messages` users know:
+//! end on a user or tool message, and keep the end of the message that no longer
+//! fits whole (cut at a sentence boundary) instead of dropping it.
 
-use ctxbudget::{ChatTrimmer, Message, budget, chat::Role, chat::ToolCall};
+use ctxbudget::{
+    ChatTrimmer, Message, budget,
+    chat::{ChatElement, Role, ToolCall, TrimContext},
+};
 
 budget! {
     /// The request: the trimmed history and room for the answer.
@@ -17,7 +24,81 @@ budget! {
 }
 
 fn main() {
-    let history = vec![
+    let history = history();
+
+    let bpe = tiktoken_rs::cl100k_base_singleton();
+    let cl100k = |t: &str| bpe.encode_ordinary(t).len();
+    let chat_trimmer = ChatTrimmer::new(cl100k, 150);
+
+    let trimmed = chat_trimmer.trim_with(&history, |ctx| {
+        println!(
+            "on_trim: {} messages, {} tokens, {} available",
+            ctx.elements().len(),
+            ctx.total_tokens(),
+            ctx.budget().available(0)
+        );
+        remove_stale(ctx);
+    });
+
+    let trimmed = match trimmed {
+        Ok(trimmed) => trimmed,
+        Err(err) => {
+            eprintln!("cannot fit the chat: {err}");
+            std::process::exit(1);
+        }
+    };
+    println!(
+        "\nkept ({} tokens of {}):",
+        trimmed.tokens(),
+        chat_trimmer.budget().limit()
+    );
+    for e in trimmed.elements() {
+        print_element(e);
+    }
+    println!("\ndropped:");
+    for d in trimmed.dropped() {
+        println!(
+            "  #{:<2} {:<9} {:>3} tokens  {}  ({})",
+            d.seq,
+            history[d.seq].role,
+            d.tokens,
+            preview(&history[d.seq]),
+            d.reason
+        );
+    }
+
+    let mut usage = ChatRequestUsage::new();
+    if let Err(err) = usage.spend(ChatRequestLayer::History, trimmed.tokens()) {
+        eprintln!("{err}");
+        std::process::exit(1);
+    }
+    println!("\ntelemetry: {}", usage.to_json());
+
+    // LangChain-style: trim_messages(..., max_tokens=104, strategy="last",
+    // include_system=True, allow_partial=True, end_on=("human", "tool")).
+    let langchain_style = ChatTrimmer::new(cl100k, 104)
+        .with_end_on([Role::User, Role::Tool])
+        .with_allow_partial(true);
+    let trimmed = match langchain_style.trim_with(&history, remove_stale) {
+        Ok(trimmed) => trimmed,
+        Err(err) => {
+            eprintln!("cannot fit the chat: {err}");
+            std::process::exit(1);
+        }
+    };
+    println!(
+        "\nkept with end_on and allow_partial ({} tokens of {}):",
+        trimmed.tokens(),
+        langchain_style.budget().limit()
+    );
+    for e in trimmed.elements() {
+        print_element(e);
+    }
+}
+
+/// A trip-planning conversation with a tool call and two parallel ones.
+fn history() -> Vec<Message> {
+    vec![
         Message::system(
             "You are a travel assistant. Answer briefly and cite the tool results you used.",
         ),
@@ -32,7 +113,7 @@ fn main() {
             "Lisbon, May: average high 22°C, low 14°C, 5 rainy days, 10 hours of sun a day.",
         ),
         Message::assistant(
-            "May in Lisbon is mild: around 22°C by day and 14°C at night, with little rain.",
+            "May in Lisbon is mild. Expect around 22°C by day and 14°C at night, with little rain.",
         ),
         Message::user("Compare flights from Berlin and from Munich on May 3rd."),
         Message::assistant("")
@@ -58,69 +139,31 @@ fn main() {
             "From Berlin it starts at 89 EUR; from Munich at 112 EUR, but the flight is shorter.",
         ),
         Message::user("Book the cheapest one and tell me what to pack."),
-    ];
+    ]
+}
 
-    let bpe = tiktoken_rs::cl100k_base_singleton();
-    let cl100k = |t: &str| bpe.encode_ordinary(t).len();
-    let chat_trimmer = ChatTrimmer::new(cl100k, 150);
+/// The Munich fares are stale: drop that result. Its call and its sibling result go
+/// with it.
+fn remove_stale(ctx: &mut TrimContext<'_, Message>) {
+    let stale: Vec<usize> = ctx
+        .elements()
+        .iter()
+        .filter(|e| e.role == Role::Tool && e.message.content.starts_with("MUC"))
+        .map(|e| e.seq)
+        .collect();
+    ctx.remove(stale);
+}
 
-    let trimmed = chat_trimmer.trim_with(&history, |ctx| {
-        println!(
-            "on_trim: {} messages, {} tokens, {} available",
-            ctx.elements().len(),
-            ctx.total_tokens(),
-            ctx.budget().available(0)
-        );
-        // The Munich fares are stale: drop that result. Its call and its sibling
-        // result go with it.
-        let stale: Vec<usize> = ctx
-            .elements()
-            .iter()
-            .filter(|e| e.role == Role::Tool && e.message.content.starts_with("MUC"))
-            .map(|e| e.seq)
-            .collect();
-        ctx.remove(stale);
-    });
-
-    let trimmed = match trimmed {
-        Ok(trimmed) => trimmed,
-        Err(err) => {
-            eprintln!("cannot fit the chat: {err}");
-            std::process::exit(1);
-        }
+fn print_element(e: &ChatElement<'_, Message>) {
+    // `content()` is what to send: for a message kept in part, the kept part.
+    let text = match e.partial {
+        Some(part) => format!("[kept in part, cut at a {}] {}", part.boundary, e.content()),
+        None => preview(e.message),
     };
     println!(
-        "\nkept ({} tokens of {}):",
-        trimmed.tokens(),
-        chat_trimmer.budget().limit()
+        "  #{:<2} {:<9} {:>3} tokens  {}",
+        e.seq, e.role, e.tokens, text
     );
-    for e in trimmed.elements() {
-        println!(
-            "  #{:<2} {:<9} {:>3} tokens  {}",
-            e.seq,
-            e.role,
-            e.tokens,
-            preview(e.message)
-        );
-    }
-    println!("\ndropped:");
-    for d in trimmed.dropped() {
-        println!(
-            "  #{:<2} {:<9} {:>3} tokens  {}  ({})",
-            d.seq,
-            history[d.seq].role,
-            d.tokens,
-            preview(&history[d.seq]),
-            d.reason
-        );
-    }
-
-    let mut usage = ChatRequestUsage::new();
-    if let Err(err) = usage.spend(ChatRequestLayer::History, trimmed.tokens()) {
-        eprintln!("{err}");
-        std::process::exit(1);
-    }
-    println!("\ntelemetry: {}", usage.to_json());
 }
 
 fn preview(message: &Message) -> String {

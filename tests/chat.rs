@@ -153,7 +153,7 @@ fn dropped_with(
 }
 
 #[test]
-fn trim_context_follows_the_seed() {
+fn trim_context_shows_seqs_costs_and_budget() {
     let history = small_history();
     let chat_trimmer = ChatTrimmer::new(CharEstimate, 1_000);
     let mut calls = 0;
@@ -251,17 +251,48 @@ fn error_says_by_how_much() {
     assert_eq!(
         err.to_string(),
         format!(
-            "system messages and the latest user message need {needed} tokens but the budget is {} (2 over)",
+            "the messages that must stay (system messages and the latest user message) need {needed} tokens, reply priming included, but the budget is {} (2 over): raise the budget to at least {needed}, or let the trimmer drop them: system messages with `with_include_system(false)`, the latest user message with `with_keep_latest_user(false)` (add `with_allow_partial(true)` to keep part of a message that does not fit)",
             needed - 2
         )
     );
-    // An empty history still needs the reply priming.
-    let err = ChatTrimmer::new(CharEstimate, 0)
+}
+
+/// An empty history (or one the hook emptied) under a limit below the reply priming
+/// used to fail with "system messages and the latest user message need 3 tokens":
+/// there were none, and the 3 was not explained. The error now names the priming
+/// and the two fixes.
+#[test]
+fn reply_priming_over_the_limit_says_what_it_is() {
+    let expected = ChatTrimError::ReplyPriming {
+        priming: 3,
+        budget: 2,
+    };
+    let err = ChatTrimmer::new(CharEstimate, 2)
         .trim::<Message>(&[])
         .unwrap_err();
+    assert_eq!(err, expected);
     assert_eq!(
         err.to_string(),
-        "system messages and the latest user message need 3 tokens but the budget is 0 (3 over)"
+        "the chat format primes every reply with 3 tokens (`<|start|>assistant<|message|>` in OpenAI's format), more than the whole budget of 2: raise the budget to at least 3, or count with `ChatFormat::content_only()` (or `with_reply_priming(0)`) if the priming is accounted for elsewhere"
+    );
+    let history = small_history();
+    let err = ChatTrimmer::new(CharEstimate, 2)
+        .trim_with(&history, |ctx| {
+            ctx.remove(0..history.len());
+        })
+        .unwrap_err();
+    assert_eq!(err, expected);
+    // Without the priming, an empty history fits any limit.
+    let trimmed = ChatTrimmer::new(CharEstimate, 0)
+        .with_format(ChatFormat::content_only())
+        .trim::<Message>(&[])
+        .unwrap();
+    assert_eq!(trimmed.tokens(), 0);
+    // At exactly the priming, it fits.
+    assert!(
+        ChatTrimmer::new(CharEstimate, 3)
+            .trim::<Message>(&[])
+            .is_ok()
     );
 }
 
@@ -272,7 +303,8 @@ fn huge_budgets_and_counts_do_not_overflow() {
         .trim(&history)
         .unwrap();
     assert_eq!(all.elements().len(), history.len());
-    // Costs saturate instead of wrapping: the error carries usize::MAX.
+    // Costs saturate instead of wrapping: the error carries usize::MAX, and its
+    // message does not print it as a count.
     let enormous = |_: &str| usize::MAX;
     let err = ChatTrimmer::new(enormous, 1_000)
         .trim(&history)
@@ -285,16 +317,37 @@ fn huge_budgets_and_counts_do_not_overflow() {
             over: usize::MAX - 1_000
         }
     );
+    let message = err.to_string();
+    assert!(!message.contains(&usize::MAX.to_string()), "{message}");
+    assert!(
+        !message.contains(&(usize::MAX - 1_000).to_string()),
+        "{message}"
+    );
+    assert!(message.contains("too many tokens to count"), "{message}");
+    assert!(message.contains("the budget is 1000"), "{message}");
+    // Two system messages of usize::MAX / 2 + 1 overflow only in the sum.
+    let half = |t: &str| if t == "q2.." { usize::MAX / 2 + 1 } else { 0 };
+    let two = [Message::system("q2.."), Message::system("q2..")];
+    let err = ChatTrimmer::new(half, 1_000).trim(&two).unwrap_err();
+    assert!(matches!(
+        err,
+        ChatTrimError::OverBudget {
+            needed: usize::MAX,
+            ..
+        }
+    ));
+    assert!(!err.to_string().contains(&usize::MAX.to_string()));
+
     let trimmed = ChatTrimmer::new(CharEstimate, 1_000)
         .with_format(ChatFormat::openai().with_reply_priming(usize::MAX))
         .trim(&history);
-    assert!(matches!(
-        trimmed,
-        Err(ChatTrimError::OverBudget {
-            needed: usize::MAX,
-            ..
-        })
-    ));
+    assert_eq!(
+        trimmed.unwrap_err(),
+        ChatTrimError::ReplyPriming {
+            priming: usize::MAX,
+            budget: 1_000
+        }
+    );
 }
 
 #[test]
@@ -582,7 +635,13 @@ proptest! {
                 all.sort_unstable();
                 prop_assert_eq!(all, (0..history.len()).collect::<Vec<_>>());
             }
+            Err(ChatTrimError::ReplyPriming { priming, budget: b }) => {
+                prop_assert_eq!(priming, 3);
+                prop_assert_eq!(b, budget);
+                prop_assert!(budget < 3);
+            }
             Err(ChatTrimError::OverBudget { needed, budget: b, over }) => {
+                prop_assert!(budget >= 3, "the priming alone is over {}", budget);
                 let floor = 3 + must_stay
                     .iter()
                     .map(|&s| format.message_tokens(&CharEstimate, &history[s]))
@@ -609,6 +668,182 @@ proptest! {
             let large = large.expect("a larger budget cannot fail where a smaller one fits");
             prop_assert!(large.tokens() >= small.tokens());
         }
+    }
+}
+
+/// The roles whose bits are set in `mask`, for `start_on` and `end_on`.
+fn roles_of(mask: u8) -> Vec<Role> {
+    [Role::System, Role::User, Role::Assistant, Role::Tool]
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| mask & (1 << i) != 0)
+        .map(|(_, role)| role)
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// The LangChain-style options together: the result fits with exact counts
+    /// (the message kept in part counted as sent), never orphans, has the shape
+    /// `start_on` and `end_on` ask for, and keeps what is protected.
+    #[test]
+    fn every_option_keeps_its_promises(
+        pieces in prop::collection::vec(piece(), 0..30),
+        hook_removes in prop::collection::vec(0usize..80, 0..4),
+        budget in 0usize..400,
+        keep_first in any::<bool>(),
+        include_system in any::<bool>(),
+        keep_latest_user in any::<bool>(),
+        start_mask in 0u8..16,
+        end_mask in 0u8..16,
+        allow_partial in any::<bool>(),
+    ) {
+        let history = build(&pieces);
+        let before = history.clone();
+        let format = ChatFormat::openai();
+        let (start_on, end_on) = (roles_of(start_mask), roles_of(end_mask));
+        let strategy = if keep_first { ChatStrategy::KeepFirst } else { ChatStrategy::KeepLast };
+        let trimmer = ChatTrimmer::new(CharEstimate, budget)
+            .with_strategy(strategy)
+            .with_include_system(include_system)
+            .with_keep_latest_user(keep_latest_user)
+            .with_start_on(start_on.clone())
+            .with_end_on(end_on.clone())
+            .with_allow_partial(allow_partial);
+        let result = trimmer.trim_with(&history, |ctx| {
+            ctx.remove(hook_removes.clone());
+        });
+        prop_assert_eq!(&history, &before, "the caller's history changed");
+
+        let latest_user = history.iter().rposition(|m| m.role == Role::User);
+        let protected = |seq: usize| {
+            (include_system && history[seq].role == Role::System)
+                || (keep_latest_user && Some(seq) == latest_user)
+        };
+        match result {
+            Ok(trimmed) => {
+                let elements = trimmed.elements();
+                let kept_seqs: Vec<usize> = elements.iter().map(|e| e.seq).collect();
+                prop_assert!(kept_seqs.windows(2).all(|w| w[0] < w[1]), "order kept");
+                prop_assert!(kept_seqs.iter().all(|s| !hook_removes.contains(s)));
+                let sent: Vec<Message> = elements
+                    .iter()
+                    .map(|e| Message { content: e.content().to_owned(), ..e.message.clone() })
+                    .collect();
+                for (e, m) in elements.iter().zip(&sent) {
+                    prop_assert_eq!(e.tokens, format.message_tokens(&CharEstimate, m));
+                }
+                let tokens = format.count_messages(&CharEstimate, &sent);
+                prop_assert_eq!(tokens, trimmed.tokens());
+                prop_assert!(tokens <= budget, "{} tokens over budget {}", tokens, budget);
+                assert_no_orphans(&sent.iter().collect::<Vec<_>>())?;
+
+                let partials: Vec<_> = elements.iter().filter(|e| e.partial.is_some()).collect();
+                prop_assert!(partials.len() <= usize::from(allow_partial));
+                prop_assert_eq!(trimmed.partial().map(|e| e.seq), partials.first().map(|e| e.seq));
+                for e in partials {
+                    let Some(part) = e.partial else { unreachable!() };
+                    let whole = &e.message.content;
+                    prop_assert!(e.role != Role::Tool && e.message.tool_calls.is_empty());
+                    prop_assert!(!protected(e.seq), "protected seq {} was cut", e.seq);
+                    prop_assert!(!part.text.is_empty() && part.text.len() < whole.len());
+                    prop_assert_eq!(whole.get(part.range()), Some(part.text));
+                    if keep_first {
+                        prop_assert_eq!(part.start, 0);
+                    } else {
+                        prop_assert_eq!(part.range().end, whole.len());
+                    }
+                    prop_assert_eq!(part.whole_tokens, format.message_tokens(&CharEstimate, e.message));
+                }
+
+                let shaped = |m: &&Message| !(include_system && m.role == Role::System);
+                if let (false, Some(first)) = (start_on.is_empty(), sent.iter().find(shaped)) {
+                    prop_assert!(start_on.contains(&first.role), "starts on {:?}", first.role);
+                }
+                if let (false, Some(last)) = (end_on.is_empty(), sent.iter().rev().find(shaped)) {
+                    prop_assert!(end_on.contains(&last.role), "ends on {:?}", last.role);
+                }
+
+                for d in trimmed.dropped() {
+                    let role = history[d.seq].role;
+                    prop_assert_eq!(d.tokens, format.message_tokens(&CharEstimate, &history[d.seq]));
+                    if include_system && role == Role::System {
+                        prop_assert_eq!(d.reason, DropReason::Hook);
+                    }
+                    if protected(d.seq) {
+                        prop_assert!(
+                            d.reason != DropReason::OverBudget && d.reason != DropReason::Unpaired,
+                            "protected seq {} dropped: {}", d.seq, d.reason
+                        );
+                    }
+                }
+                let mut all: Vec<usize> = kept_seqs.clone();
+                all.extend(trimmed.dropped().iter().map(|d| d.seq));
+                all.sort_unstable();
+                prop_assert_eq!(all, (0..history.len()).collect::<Vec<_>>());
+            }
+            Err(ChatTrimError::ReplyPriming { priming, budget: b }) => {
+                prop_assert_eq!((priming, b), (3, budget));
+                prop_assert!(budget < 3);
+            }
+            Err(ChatTrimError::OverBudget { needed, budget: b, over }) => {
+                prop_assert_eq!(b, budget);
+                prop_assert!(budget >= 3 && needed > budget);
+                prop_assert_eq!(over, needed - budget);
+                prop_assert!(include_system || keep_latest_user, "nothing was protected");
+            }
+            Err(other) => prop_assert!(false, "unexpected error {other}"),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Without protection, LangChain's picture: the kept messages are the latest
+    /// (or earliest) ones, the message kept in part is their neighbour, the counts
+    /// are exact, and a larger budget never keeps fewer tokens.
+    #[test]
+    fn the_message_kept_in_part_is_the_neighbour_of_the_kept_ones(
+        turns in prop::collection::vec((any::<bool>(), "[a-z .\n]{0,160}"), 1..12),
+        budget in 3usize..200,
+        extra in 0usize..40,
+        keep_first in any::<bool>(),
+    ) {
+        let history: Vec<Message> = turns
+            .iter()
+            .map(|(user, text)| if *user { Message::user(text.clone()) } else { Message::assistant(text.clone()) })
+            .collect();
+        let format = ChatFormat::openai();
+        let strategy = if keep_first { ChatStrategy::KeepFirst } else { ChatStrategy::KeepLast };
+        let trimmer = |budget| {
+            ChatTrimmer::new(CharEstimate, budget)
+                .with_strategy(strategy)
+                .with_keep_latest_user(false)
+                .with_allow_partial(true)
+        };
+        let trimmed = trimmer(budget).trim(&history).expect("nothing is protected");
+        let kept: Vec<usize> = trimmed.elements().iter().map(|e| e.seq).collect();
+        let expected: Vec<usize> = if keep_first {
+            (0..kept.len()).collect()
+        } else {
+            (history.len() - kept.len()..history.len()).collect()
+        };
+        prop_assert_eq!(&kept, &expected);
+        if let Some(partial) = trimmed.partial() {
+            let edge = if keep_first { kept.last() } else { kept.first() };
+            prop_assert_eq!(Some(&partial.seq), edge);
+        }
+        let sent: Vec<Message> = trimmed
+            .elements()
+            .iter()
+            .map(|e| Message { content: e.content().to_owned(), ..e.message.clone() })
+            .collect();
+        prop_assert_eq!(format.count_messages(&CharEstimate, &sent), trimmed.tokens());
+        prop_assert!(trimmed.tokens() <= budget);
+        let larger = trimmer(budget + extra).trim(&history).expect("nothing is protected");
+        prop_assert!(larger.tokens() >= trimmed.tokens());
     }
 }
 

@@ -1,21 +1,89 @@
 //! What an `on_trim` hook sees: [`TrimContext`], its [`ChatElement`]s and the seqs
-//! it may remove ([`IntoSeqs`]).
+//! it may remove ([`IntoSeqs`]); and how a message kept in part is shown
+//! ([`PartialContent`]).
+
+use std::ops::Range;
 
 use super::format::HistoryBudget;
-use super::message::Role;
+use super::message::{ChatMessage, Role};
+use crate::trim::Boundary;
 
 /// One message of the history as a [`TrimContext`] and a [`TrimmedChat`](super::TrimmedChat) show it.
+///
+/// Send [`content()`](ChatElement::content) rather than the message's own content:
+/// it is the kept part when [`with_allow_partial`](super::ChatTrimmer::with_allow_partial)
+/// kept only part of the message.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct ChatElement<'m, M> {
     /// Its position in the caller's history, 0-based in load order. Seqs never change:
     /// removing a message does not renumber the others.
     pub seq: usize,
     /// The caller's message, borrowed.
     pub message: &'m M,
-    /// What it costs, chat format overhead included.
+    /// What it costs, chat format overhead included: for a message kept in part,
+    /// what the kept part costs as a message.
     pub tokens: usize,
     /// Its role.
     pub role: Role,
+    /// `Some` when only part of the content was kept (see
+    /// [`with_allow_partial`](super::ChatTrimmer::with_allow_partial)); always `None`
+    /// in a [`TrimContext`].
+    pub partial: Option<PartialContent<'m>>,
+}
+
+impl<'m, M: ChatMessage> ChatElement<'m, M> {
+    /// The content to send: the message's content, or for a message kept in part the
+    /// kept part of it (a sub-slice, never a copy).
+    ///
+    /// ```
+    /// use ctxbudget::{ChatTrimmer, Message, chat::ChatFormat};
+    ///
+    /// let words = |t: &str| t.split_whitespace().count();
+    /// let history = [Message::user("First line.\nSecond line.\nThird line, the last.")];
+    /// let trimmed = ChatTrimmer::new(words, 8)
+    ///     .with_format(ChatFormat::content_only())
+    ///     .with_keep_latest_user(false)
+    ///     .with_allow_partial(true)
+    ///     .trim(&history)?;
+    /// let element = &trimmed.elements()[0];
+    /// // 7 words fit after the role's 1; the cut ends at the line break before them.
+    /// assert_eq!(element.content(), "Second line.\nThird line, the last.");
+    /// assert_eq!(element.tokens, 7);
+    /// # Ok::<(), ctxbudget::chat::ChatTrimError>(())
+    /// ```
+    pub fn content(&self) -> &'m str {
+        let message: &'m M = self.message;
+        match self.partial {
+            Some(partial) => partial.text,
+            None => message.content(),
+        }
+    }
+}
+
+/// The part of a message's content that [`ChatTrimmer`](super::ChatTrimmer) kept when
+/// the whole message did not fit (see
+/// [`with_allow_partial`](super::ChatTrimmer::with_allow_partial)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct PartialContent<'m> {
+    /// The kept text: a suffix of the content when the latest messages are kept, a
+    /// prefix when the earliest are; borrowed from the message.
+    pub text: &'m str,
+    /// Where `text` starts in the content, in bytes.
+    pub start: usize,
+    /// Where the cut was made: a paragraph, line, sentence or word boundary, or
+    /// between graphemes when not even one word fits.
+    pub boundary: Boundary,
+    /// What the whole message costs (what it would have cost had it been kept).
+    pub whole_tokens: usize,
+}
+
+impl PartialContent<'_> {
+    /// Where `text` lies in the content, in bytes.
+    pub fn range(&self) -> Range<usize> {
+        self.start..self.start + self.text.len()
+    }
 }
 
 impl<M> Clone for ChatElement<'_, M> {

@@ -115,16 +115,38 @@ impl ChatFormat {
         self.reply_priming
     }
 
-    /// What one message costs in this format (without the reply priming).
+    /// What one message costs in this format (without the reply priming): its
+    /// [overhead](ChatFormat::message_overhead) plus its content.
     pub fn message_tokens<C, M>(&self, counter: &C, message: &M) -> usize
+    where
+        C: TokenCounter + ?Sized,
+        M: ChatMessage + ?Sized,
+    {
+        self.message_overhead(counter, message)
+            .saturating_add(counter.count(message.content()))
+    }
+
+    /// What one message costs apart from its content: the per-message tokens, its
+    /// role, its name and its tool calls. A message whose content is cut to a text
+    /// of `n` tokens costs `message_overhead + n`.
+    ///
+    /// ```
+    /// use ctxbudget::{chat::ChatFormat, Message};
+    ///
+    /// let words = |t: &str| t.split_whitespace().count();
+    /// let message = Message::user("hello there").with_name("bob");
+    /// // 3 per message + 1 ("user") + 1 ("bob") + 1 per name.
+    /// assert_eq!(ChatFormat::openai().message_overhead(&words, &message), 6);
+    /// assert_eq!(ChatFormat::openai().message_tokens(&words, &message), 8);
+    /// ```
+    pub fn message_overhead<C, M>(&self, counter: &C, message: &M) -> usize
     where
         C: TokenCounter + ?Sized,
         M: ChatMessage + ?Sized,
     {
         let mut tokens = self
             .tokens_per_message
-            .saturating_add(counter.count(message.role().as_str()))
-            .saturating_add(counter.count(message.content()));
+            .saturating_add(counter.count(message.role().as_str()));
         if let Some(name) = message.name() {
             tokens = tokens
                 .saturating_add(counter.count(name))

@@ -6,19 +6,26 @@
 //! - [`ChatFormat`] adds the chat format's overhead to each message (OpenAI's by
 //!   default, as tiktoken-rs's `num_tokens_from_messages` and the OpenAI cookbook
 //!   count it).
-//! - [`ChatTrimmer`] hands a [`TrimContext`] to your `on_trim` hook (the `TrimContext` of
-//!   Phronomy's agents), then drops whole messages until the history fits.
+//! - [`ChatTrimmer`] hands a [`TrimContext`] to your `on_trim` hook (modelled on
+//!   Phronomy's `TrimContext`), then drops whole messages until the history fits,
+//!   with the options of LangChain's `trim_messages` (`strategy`, `include_system`,
+//!   `start_on`, `end_on`, `allow_partial`).
 //!
-//! How tool calls and their results are kept together is described on [`ChatTrimmer`].
+//! How tool calls and their results are kept together, and how the options map to
+//! LangChain's, is described on [`ChatTrimmer`].
 
 mod context;
+mod error;
 mod format;
 mod message;
+mod pass;
+mod report;
 mod trimmer;
+mod units;
 
-pub use context::{ChatElement, IntoSeqs, TrimContext};
+pub use context::{ChatElement, IntoSeqs, PartialContent, TrimContext};
+pub use error::ChatTrimError;
 pub use format::{ChatFormat, HistoryBudget};
 pub use message::{ChatMessage, Message, Role, ToolCall, ToolCallRef};
-pub use trimmer::{
-    ChatStrategy, ChatTrimError, ChatTrimmer, DropReason, DroppedMessage, TrimmedChat,
-};
+pub use report::{DropReason, DroppedMessage, TrimmedChat};
+pub use trimmer::{ChatStrategy, ChatTrimmer};

@@ -1,139 +1,68 @@
-//! The trimmer: [`ChatTrimmer`] drops whole messages, keeping tool calls with their
-//! results, and reports what it kept ([`TrimmedChat`]) and dropped ([`DroppedMessage`]).
+//! The trimmer: [`ChatTrimmer`] and its options, and the passes that decide what
+//! stays.
 
-use std::collections::HashSet;
-use std::fmt;
-
-use thiserror::Error;
-
-use super::context::{ChatElement, TrimContext};
+use super::context::{ChatElement, PartialContent, TrimContext};
+use super::error::ChatTrimError;
 use super::format::{ChatFormat, HistoryBudget};
 use super::message::{ChatMessage, Role};
+use super::pass::Pass;
+use super::report::{DropReason, TrimmedChat};
+use super::units::{RoleSet, Unit, tool_units};
 use crate::count::TokenCounter;
+use crate::trim::{Keep, TrimOptions, trim_with};
 
 /// Which end of the history [`ChatTrimmer`] keeps when it must drop messages
 /// (LangChain's `strategy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum ChatStrategy {
-    /// Keep the latest messages: drop the oldest first (the default).
+    /// Keep the latest messages: drop the oldest first (the default; LangChain's
+    /// `"last"`).
     #[default]
     KeepLast,
-    /// Keep the earliest messages: drop the newest first.
+    /// Keep the earliest messages: drop the newest first (LangChain's `"first"`).
     KeepFirst,
-}
-
-/// Why [`ChatTrimmer`] dropped a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum DropReason {
-    /// The `on_trim` hook removed it.
-    Hook,
-    /// It belonged to a tool call and its results, and a partner was missing (removed
-    /// by the hook or absent from the history), so it would have been an orphan.
-    Unpaired,
-    /// The history was over budget, and this was the next message (or tool-call unit)
-    /// in drop order.
-    OverBudget,
-    /// It came before the first user message and
-    /// [`with_start_on_user`](ChatTrimmer::with_start_on_user) is set.
-    StartOnUser,
-}
-
-impl fmt::Display for DropReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(match self {
-            DropReason::Hook => "removed by the on_trim hook",
-            DropReason::Unpaired => "tool call and results must stay together",
-            DropReason::OverBudget => "over budget",
-            DropReason::StartOnUser => "before the first user message",
-        })
-    }
-}
-
-/// A message [`ChatTrimmer`] dropped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DroppedMessage {
-    /// Its seq (index in the caller's history).
-    pub seq: usize,
-    /// What it cost.
-    pub tokens: usize,
-    /// Why it was dropped.
-    pub reason: DropReason,
-}
-
-/// What [`ChatTrimmer`] kept and dropped.
-#[derive(Debug)]
-pub struct TrimmedChat<'m, M> {
-    kept: Vec<ChatElement<'m, M>>,
-    dropped: Vec<DroppedMessage>,
-    tokens: usize,
-    budget: HistoryBudget,
-}
-
-impl<'m, M> TrimmedChat<'m, M> {
-    /// The kept messages, in history order.
-    pub fn messages(&self) -> Vec<&'m M> {
-        self.kept.iter().map(|e| e.message).collect()
-    }
-
-    /// The kept elements (seq, message, tokens, role), in history order.
-    pub fn elements(&self) -> &[ChatElement<'m, M>] {
-        &self.kept
-    }
-
-    /// The dropped messages, in seq order, with the reason for each.
-    pub fn dropped(&self) -> &[DroppedMessage] {
-        &self.dropped
-    }
-
-    /// What the kept messages cost as a request, reply priming included; never more
-    /// than the budget's limit.
-    pub fn tokens(&self) -> usize {
-        self.tokens
-    }
-
-    /// The budget that was applied.
-    pub fn budget(&self) -> HistoryBudget {
-        self.budget
-    }
-}
-
-/// Why a history could not be trimmed to its budget.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[non_exhaustive]
-pub enum ChatTrimError {
-    /// Even after dropping every message the policy may drop, what must stay — the
-    /// system messages and the latest user message, unless the hook removed them,
-    /// plus the reply priming — is over the limit.
-    #[error(
-        "system messages and the latest user message need {needed} tokens but the budget is {budget} ({over} over)"
-    )]
-    OverBudget {
-        /// What the messages that must stay cost, reply priming included.
-        needed: usize,
-        /// The budget's limit.
-        budget: usize,
-        /// `needed - budget`.
-        over: usize,
-    },
 }
 
 /// Trims a chat history to a token budget: an `on_trim` hook first, then a policy
 /// that drops whole messages and never splits a tool call from its results.
 ///
-/// The policy, applied to what the hook left:
+/// The hook receives a [`TrimContext`], modelled on Phronomy's `TrimContext`; the
+/// options follow LangChain's `trim_messages` (see the table below).
 ///
-/// 1. Tool-call units with a missing member are dropped (see below).
-/// 2. While the request is over budget, the next droppable unit is dropped: the oldest
-///    first ([`ChatStrategy::KeepLast`], the default) or the newest first
-///    ([`ChatStrategy::KeepFirst`]). A unit is one message, or a tool call with all its
-///    results. System messages and the latest user message of the history are never
-///    dropped by the policy.
-/// 3. With [`with_start_on_user`](ChatTrimmer::with_start_on_user), messages before
-///    the first kept user message (other than system messages) are dropped too.
+/// # The policy
 ///
-/// The caller's history is borrowed, never modified; the result borrows from it.
+/// Applied to what the hook left, in this order:
+///
+/// 1. **Pairing.** Tool-call units with a missing member are dropped (see below).
+/// 2. **End on**, with [`with_end_on`](ChatTrimmer::with_end_on): the units at the
+///    end that do not end on one of the given roles are dropped, so the budget is
+///    spent on messages that will be kept.
+/// 3. **Budget.** While the request is over budget, the next droppable unit is
+///    dropped: the oldest first ([`ChatStrategy::KeepLast`], the default) or the
+///    newest first ([`ChatStrategy::KeepFirst`]). A unit is one message, or a tool
+///    call with all its results. This step never drops the *protected* messages:
+///    system messages (unless [`with_include_system(false)`](ChatTrimmer::with_include_system))
+///    and the latest user message of the history (unless
+///    [`with_keep_latest_user(false)`](ChatTrimmer::with_keep_latest_user)).
+/// 4. **Partial**, with [`with_allow_partial`](ChatTrimmer::with_allow_partial): the
+///    last unit step 3 dropped — the one next to the kept messages — comes back cut
+///    to the room that is left, when it is one plain message (see
+///    [`with_allow_partial`](ChatTrimmer::with_allow_partial)).
+/// 5. **Start on**, with [`with_start_on`](ChatTrimmer::with_start_on): the units
+///    before the first one that starts with one of the given roles are dropped.
+/// 6. **End on** again: step 3 may have dropped the newest messages (with
+///    `KeepFirst`, or to keep a protected message), and step 4 may have added one.
+///
+/// With the default [`with_include_system(true)`](ChatTrimmer::with_include_system),
+/// no step drops a system message: steps 2, 5 and 6 look past them. Steps 2, 5 and
+/// 6 may drop the latest user message: the shape you asked for wins over its
+/// protection. When what is left is still over budget, [`trim`](ChatTrimmer::trim)
+/// fails with [`ChatTrimError`], which says by how much and what to change.
+///
+/// The caller's history is borrowed, never modified; the result borrows from it,
+/// the kept part of a message kept in part included. Each message is counted once;
+/// only the message kept in part is counted again, in pieces, to cut it.
 ///
 /// # Tool calls and their results
 ///
@@ -146,8 +75,8 @@ pub enum ChatTrimError {
 ///   (only other tool messages in between) and whose
 ///   [`tool_call_id`](ChatMessage::tool_call_id) is one of its call ids. Parallel
 ///   calls (several ids in one message) form a single unit with all their results.
-/// - A unit is kept whole or dropped whole. When the hook removes any member of a
-///   unit, the rest of it is dropped too ([`DropReason::Unpaired`]).
+/// - A unit is kept whole or dropped whole, never kept in part. When the hook removes
+///   any member of a unit, the rest of it is dropped too ([`DropReason::Unpaired`]).
 /// - A unit that is already broken in the input — a call with an id that has no
 ///   result, or a tool message that answers no call right before it — is dropped
 ///   ([`DropReason::Unpaired`]): the provider would reject it anyway.
@@ -171,32 +100,86 @@ pub enum ChatTrimError {
 /// assert!(trimmed.tokens() <= 60);
 /// # Ok::<(), ctxbudget::chat::ChatTrimError>(())
 /// ```
+///
+/// # Coming from LangChain's `trim_messages`
+///
+/// | LangChain | ctxbudget |
+/// | --- | --- |
+/// | `max_tokens`, `token_counter` | [`ChatTrimmer::new(counter, limit)`](ChatTrimmer::new); the [`ChatFormat`]'s overhead is counted ([`ChatFormat::content_only`] counts the text alone) |
+/// | `strategy="last"`, `"first"` | [`ChatStrategy::KeepLast`] (the default), [`ChatStrategy::KeepFirst`] |
+/// | `include_system=True` | the default, [`with_include_system(true)`](ChatTrimmer::with_include_system): keeps every system message (LangChain: the first message, when it is one), with either strategy |
+/// | `include_system=False` (its default) | [`with_include_system(false)`](ChatTrimmer::with_include_system) |
+/// | — | [`with_keep_latest_user(false)`](ChatTrimmer::with_keep_latest_user) for LangChain's results: it has no such protection |
+/// | `start_on="human"` | [`with_start_on([Role::User])`](ChatTrimmer::with_start_on), or [`with_start_on_user(true)`](ChatTrimmer::with_start_on_user); with either strategy |
+/// | `end_on=("human", "tool")` | [`with_end_on([Role::User, Role::Tool])`](ChatTrimmer::with_end_on) |
+/// | `allow_partial=True` | [`with_allow_partial(true)`](ChatTrimmer::with_allow_partial) |
+/// | `text_splitter` | the boundaries of [`trim_with`](crate::trim::trim_with) |
+///
+/// ```
+/// use ctxbudget::{ChatTrimmer, Message, chat::{ChatFormat, ChatStrategy, Role}};
+///
+/// // LangChain: trim_messages(msgs, max_tokens=4, token_counter=len, strategy="last",
+/// //            start_on="human", include_system=True)
+/// let one_per_message = ChatFormat::content_only().with_tokens_per_message(1);
+/// let history = [
+///     Message::system("s"),
+///     Message::user("h1"), Message::assistant("a1"),
+///     Message::user("h2"), Message::assistant("a2"),
+///     Message::user("h3"),
+/// ];
+/// let trimmed = ChatTrimmer::new(|_: &str| 0, 4)
+///     .with_format(one_per_message)
+///     .with_strategy(ChatStrategy::KeepLast)
+///     .with_start_on([Role::User])
+///     .trim(&history)?;
+/// let kept: Vec<&str> = trimmed.elements().iter().map(|e| e.content()).collect();
+/// assert_eq!(kept, ["s", "h2", "a2", "h3"]);
+/// # Ok::<(), ctxbudget::chat::ChatTrimError>(())
+/// ```
+///
+/// Where the results differ, on purpose:
+///
+/// - A tool result is never kept without its call, nor a call without all its
+///   results (LangChain 0.3 and 1.x can return a history that starts with a tool
+///   message, which providers reject; its `start_on="human"` workaround is not
+///   needed here).
+/// - The result always fits: where LangChain returns a system message that alone is
+///   over `max_tokens`, [`trim`](ChatTrimmer::trim) returns an error.
+/// - With `include_system`, nothing drops a system message: LangChain's `end_on` can
+///   drop even the leading one (when no message matches), ours looks past it.
+/// - A message kept in part is cut at a paragraph, line, sentence or word boundary
+///   without whitespace at the cut, by this crate's trimming engine, rather than at
+///   the pieces of a text splitter; only plain text messages are cut.
+/// - The counter sees each message once, in history order (LangChain counts growing
+///   lists of messages, reversed for `"last"`).
 #[derive(Debug, Clone)]
 pub struct ChatTrimmer<C> {
     counter: C,
     limit: usize,
     format: ChatFormat,
     strategy: ChatStrategy,
-    start_on_user: bool,
-}
-
-/// One message, or a tool call with its results: kept or dropped as a whole.
-struct Unit {
-    members: Vec<usize>,
-    /// False for a broken tool-call unit in the input.
-    complete: bool,
+    include_system: bool,
+    keep_latest_user: bool,
+    start_on: RoleSet,
+    end_on: RoleSet,
+    allow_partial: bool,
 }
 
 impl<C: TokenCounter> ChatTrimmer<C> {
     /// A trimmer that counts with `counter` and fits requests into `budget` tokens,
-    /// in the OpenAI chat format, keeping the latest messages.
+    /// in the OpenAI chat format, keeping the latest messages, the system messages
+    /// and the latest user message, whole.
     pub fn new(counter: C, budget: usize) -> Self {
         Self {
             counter,
             limit: budget,
             format: ChatFormat::openai(),
             strategy: ChatStrategy::KeepLast,
-            start_on_user: false,
+            include_system: true,
+            keep_latest_user: true,
+            start_on: RoleSet::default(),
+            end_on: RoleSet::default(),
+            allow_partial: false,
         }
     }
 
@@ -214,11 +197,161 @@ impl<C: TokenCounter> ChatTrimmer<C> {
         self
     }
 
-    /// When `true`, the kept history (after system messages) starts with a user
-    /// message: earlier assistant and tool messages are dropped.
+    /// With `true` (the default), system messages are kept wherever they are: the
+    /// budget never drops them and [`with_start_on`](ChatTrimmer::with_start_on) and
+    /// [`with_end_on`](ChatTrimmer::with_end_on) look past them (only the hook can
+    /// remove them). With `false`, they are trimmed like the other messages, as with
+    /// LangChain's `include_system=False`.
+    ///
+    /// LangChain's `include_system=True` keeps only a system message that comes
+    /// first; the default here keeps every system message, which for the usual
+    /// history (one system message, first) is the same thing.
+    ///
+    /// ```
+    /// use ctxbudget::{ChatTrimmer, Message, chat::ChatFormat};
+    ///
+    /// let one_per_message = ChatFormat::content_only().with_tokens_per_message(1);
+    /// let history = [Message::system("s"), Message::user("u"), Message::assistant("a")];
+    /// let trimmer = ChatTrimmer::new(|_: &str| 0, 2).with_format(one_per_message);
+    /// let kept = |t: &ChatTrimmer<_>| -> Vec<usize> {
+    ///     t.trim(&history).unwrap().elements().iter().map(|e| e.seq).collect()
+    /// };
+    /// assert_eq!(kept(&trimmer), [0, 1]);
+    /// assert_eq!(kept(&trimmer.clone().with_include_system(false)), [1, 2]);
+    /// ```
     #[must_use]
-    pub fn with_start_on_user(mut self, start_on_user: bool) -> Self {
-        self.start_on_user = start_on_user;
+    pub fn with_include_system(mut self, include_system: bool) -> Self {
+        self.include_system = include_system;
+        self
+    }
+
+    /// With `true` (the default), the budget never drops the latest user message of
+    /// the history: when everything else is gone and it is still over budget, the
+    /// trim fails rather than answer a question that is no longer there. With
+    /// `false`, it is trimmed like the other messages (LangChain has no such
+    /// protection: set `false` to get its results), and with
+    /// [`with_allow_partial`](ChatTrimmer::with_allow_partial) it can be kept in part.
+    ///
+    /// [`with_start_on`](ChatTrimmer::with_start_on) and
+    /// [`with_end_on`](ChatTrimmer::with_end_on) may drop it either way.
+    #[must_use]
+    pub fn with_keep_latest_user(mut self, keep_latest_user: bool) -> Self {
+        self.keep_latest_user = keep_latest_user;
+        self
+    }
+
+    /// The kept history (after system messages, when they are
+    /// [included](ChatTrimmer::with_include_system)) starts with a message of one of
+    /// these roles: the units before the first one that does are dropped, after the
+    /// budget and partial steps (LangChain's `start_on`, which also works with
+    /// [`ChatStrategy::KeepFirst`] here). An empty list turns it off.
+    ///
+    /// A unit starts with its first message, so a tool call starts with
+    /// [`Role::Assistant`]; a kept history never starts with a tool result (that would
+    /// be an orphan), so [`Role::Tool`] never matches.
+    ///
+    /// ```
+    /// use ctxbudget::{CharEstimate, ChatTrimmer, Message, chat::Role};
+    ///
+    /// let history = [
+    ///     Message::assistant("Hi! How can I help?"),
+    ///     Message::user("What time is it?"),
+    ///     Message::assistant("Noon."),
+    /// ];
+    /// let trimmed = ChatTrimmer::new(CharEstimate, 1_000)
+    ///     .with_start_on([Role::User])
+    ///     .trim(&history)?;
+    /// assert_eq!(trimmed.elements()[0].seq, 1);
+    /// # Ok::<(), ctxbudget::chat::ChatTrimError>(())
+    /// ```
+    #[must_use]
+    pub fn with_start_on(mut self, roles: impl IntoIterator<Item = Role>) -> Self {
+        self.start_on = RoleSet::of(roles);
+        self
+    }
+
+    /// `true` is [`with_start_on([Role::User])`](ChatTrimmer::with_start_on): the kept
+    /// history (after system messages) starts with a user message, and earlier
+    /// assistant and tool messages are dropped ([`DropReason::StartOnUser`]). `false`
+    /// turns `start_on` off.
+    #[must_use]
+    pub fn with_start_on_user(self, start_on_user: bool) -> Self {
+        if start_on_user {
+            self.with_start_on([Role::User])
+        } else {
+            self.with_start_on([])
+        }
+    }
+
+    /// The kept history ends with a message of one of these roles (system messages
+    /// after it stay, when they are [included](ChatTrimmer::with_include_system)):
+    /// the units after the last one that does are dropped, before the budget step
+    /// and again after it (LangChain's `end_on`, which it applies before trimming
+    /// for `"last"` and after for `"first"`). An empty list turns it off.
+    ///
+    /// A tool call with its results ends with [`Role::Tool`]. To end where the model
+    /// should answer, use `[Role::User, Role::Tool]`.
+    ///
+    /// ```
+    /// use ctxbudget::{CharEstimate, ChatTrimmer, Message, chat::{DropReason, Role}};
+    ///
+    /// let history = [
+    ///     Message::user("What time is it?"),
+    ///     Message::assistant("Noon."),
+    /// ];
+    /// let trimmed = ChatTrimmer::new(CharEstimate, 1_000)
+    ///     .with_end_on([Role::User, Role::Tool])
+    ///     .trim(&history)?;
+    /// assert_eq!(trimmed.elements().len(), 1);
+    /// assert_eq!(trimmed.dropped()[0].reason, DropReason::EndOn);
+    /// # Ok::<(), ctxbudget::chat::ChatTrimError>(())
+    /// ```
+    #[must_use]
+    pub fn with_end_on(mut self, roles: impl IntoIterator<Item = Role>) -> Self {
+        self.end_on = RoleSet::of(roles);
+        self
+    }
+
+    /// With `true`, the message next to the kept ones that did not fit whole is kept
+    /// in part, in the room that is left (LangChain's `allow_partial`): the end of its
+    /// content with [`ChatStrategy::KeepLast`] ([`Keep::Tail`]), the beginning with
+    /// [`ChatStrategy::KeepFirst`] ([`Keep::Head`]), cut by
+    /// [`trim_with`](crate::trim::trim_with) at the strongest paragraph, line,
+    /// sentence or word boundary that does not waste the room (between graphemes
+    /// when not even one word fits).
+    ///
+    /// - Only the last unit the budget dropped is a candidate, and only when it is a
+    ///   plain system, user or assistant message: a tool call or a tool result is
+    ///   never kept in part (a cut call or result would mislead the model). A
+    ///   protected message is never cut: it is kept whole.
+    /// - Its cost is exact: the [format's overhead](ChatFormat::message_overhead) plus
+    ///   the kept text, counted; the request still fits.
+    /// - The kept part borrows from the message: see [`ChatElement::content`] and
+    ///   [`TrimmedChat::partial`]. [`TrimmedChat::messages`] returns whole messages.
+    /// - [`with_start_on`](ChatTrimmer::with_start_on) and
+    ///   [`with_end_on`](ChatTrimmer::with_end_on) may still drop it.
+    ///
+    /// ```
+    /// use ctxbudget::{ChatTrimmer, Message, chat::ChatFormat};
+    ///
+    /// let words = |t: &str| t.split_whitespace().count();
+    /// let history = [
+    ///     Message::user("Summarise this.\n\nThe report covers three sites. Output rose at all of them."),
+    ///     Message::assistant("Output rose at all three sites."),
+    ///     Message::user("Which rose most?"),
+    /// ];
+    /// // 17 + 10 + 7 tokens, and 3 to prime the reply: 7 over.
+    /// let trimmed = ChatTrimmer::new(words, 30)
+    ///     .with_allow_partial(true)
+    ///     .trim(&history)?;
+    /// let partial = trimmed.partial().expect("the first message is kept in part");
+    /// assert_eq!(partial.content(), "Output rose at all of them.");
+    /// assert_eq!(trimmed.tokens(), 30);
+    /// # Ok::<(), ctxbudget::chat::ChatTrimError>(())
+    /// ```
+    #[must_use]
+    pub fn with_allow_partial(mut self, allow_partial: bool) -> Self {
+        self.allow_partial = allow_partial;
         self
     }
 
@@ -237,12 +370,18 @@ impl<C: TokenCounter> ChatTrimmer<C> {
         self.format
     }
 
+    /// The strategy: which end of the history is kept.
+    pub fn strategy(&self) -> ChatStrategy {
+        self.strategy
+    }
+
     /// Trims `history` with the policy alone (no hook).
     ///
     /// # Errors
     ///
-    /// [`ChatTrimError::OverBudget`] when the system messages and the latest user
-    /// message alone do not fit; the error says by how much.
+    /// [`ChatTrimError::OverBudget`] when the messages that must stay do not fit, and
+    /// [`ChatTrimError::ReplyPriming`] when not even an empty history fits; both say
+    /// by how much and what to change.
     pub fn trim<'m, M: ChatMessage>(
         &self,
         history: &'m [M],
@@ -255,8 +394,9 @@ impl<C: TokenCounter> ChatTrimmer<C> {
     ///
     /// # Errors
     ///
-    /// [`ChatTrimError::OverBudget`] when what must stay does not fit; the error says
-    /// by how much.
+    /// [`ChatTrimError::OverBudget`] when what must stay does not fit, and
+    /// [`ChatTrimError::ReplyPriming`] when not even an empty history fits; both say
+    /// by how much and what to change.
     pub fn trim_with<'m, M, F>(
         &self,
         history: &'m [M],
@@ -275,218 +415,112 @@ impl<C: TokenCounter> ChatTrimmer<C> {
                 message,
                 tokens: self.format.message_tokens(&self.counter, message),
                 role: message.role(),
+                partial: None,
             })
             .collect();
         let mut ctx = TrimContext::new(elements.clone(), budget);
         on_trim(&mut ctx);
-
-        let mut dropped: Vec<Option<DropReason>> = ctx
-            .removed
-            .iter()
-            .map(|&removed| removed.then_some(DropReason::Hook))
-            .collect();
-        let units = tool_units(history);
-        let protected = protected_seqs(history);
-
-        // 1. Pairing: a unit is whole or gone.
-        for unit in &units {
-            let broken = !unit.complete || unit.members.iter().any(|&s| dropped[s].is_some());
-            if broken {
-                for &s in &unit.members {
-                    dropped[s].get_or_insert(DropReason::Unpaired);
-                }
-            }
-        }
-        // Exact sums in u128: a usize total that saturated could not be decreased
-        // correctly when messages are dropped.
-        let mut total: u128 = elements
-            .iter()
-            .filter(|e| dropped[e.seq].is_none())
-            .map(|e| e.tokens as u128)
-            .sum();
-        let reserved = budget.reserved() as u128;
-        let fits = |total: u128| total + reserved <= budget.limit() as u128;
-        let saturate = |tokens: u128| usize::try_from(tokens).unwrap_or(usize::MAX);
-
-        // 2. Budget: drop whole units in strategy order.
-        let order: Box<dyn Iterator<Item = &Unit>> = match self.strategy {
-            ChatStrategy::KeepFirst => Box::new(units.iter().rev()),
-            ChatStrategy::KeepLast => Box::new(units.iter()),
-        };
-        for unit in order {
-            if fits(total) {
-                break;
-            }
-            if droppable(unit, &dropped, &protected) {
-                total -= drop_unit(unit, DropReason::OverBudget, &mut dropped, &elements);
-            }
-        }
-
-        // 3. Start on a user message.
-        if self.start_on_user {
-            for unit in &units {
-                let first = unit.members[0];
-                if dropped[first].is_some() || elements[first].role == Role::System {
-                    continue;
-                }
-                if elements[first].role == Role::User {
-                    break;
-                }
-                if droppable(unit, &dropped, &protected) {
-                    total -= drop_unit(unit, DropReason::StartOnUser, &mut dropped, &elements);
-                }
-            }
-        }
-
-        if !fits(total) {
-            let needed = saturate(total + reserved);
-            return Err(ChatTrimError::OverBudget {
-                needed,
+        if budget.reserved() > budget.limit() {
+            return Err(ChatTrimError::ReplyPriming {
+                priming: budget.reserved(),
                 budget: budget.limit(),
-                over: needed.saturating_sub(budget.limit()),
             });
         }
 
-        let mut kept = Vec::with_capacity(elements.len());
-        let mut gone = Vec::new();
-        for element in elements {
-            match dropped[element.seq] {
-                None => kept.push(element),
-                Some(reason) => gone.push(DroppedMessage {
-                    seq: element.seq,
-                    tokens: element.tokens,
-                    reason,
-                }),
+        let units = tool_units(history);
+        let mut pass = Pass::new(elements, &ctx.removed, budget, self.include_system);
+        pass.pair(&units);
+        if !self.end_on.is_empty() {
+            pass.end_on(&units, self.end_on);
+        }
+        let boundary = pass.fit(&units, self.strategy, &self.protected(history));
+        if self.allow_partial && pass.fits() {
+            if let Some(unit) = boundary {
+                self.keep_part(&mut pass, unit);
             }
         }
-        Ok(TrimmedChat {
-            kept,
-            dropped: gone,
-            tokens: saturate(total + reserved),
-            budget,
-        })
+        if !self.start_on.is_empty() {
+            let reason = if self.start_on == RoleSet::of([Role::User]) {
+                DropReason::StartOnUser
+            } else {
+                DropReason::StartOn
+            };
+            pass.start_on(&units, self.start_on, reason);
+        }
+        if !self.end_on.is_empty() {
+            pass.end_on(&units, self.end_on);
+        }
+        pass.finish()
     }
-}
 
-/// Whether the policy may drop `unit`: all of it is still kept and none of it is
-/// protected.
-fn droppable(unit: &Unit, dropped: &[Option<DropReason>], protected: &[bool]) -> bool {
-    unit.members
-        .iter()
-        .all(|&s| dropped[s].is_none() && !protected[s])
-}
-
-/// Marks every member of `unit` dropped for `reason`; returns the tokens freed.
-fn drop_unit<M>(
-    unit: &Unit,
-    reason: DropReason,
-    dropped: &mut [Option<DropReason>],
-    elements: &[ChatElement<'_, M>],
-) -> u128 {
-    unit.members
-        .iter()
-        .map(|&s| {
-            dropped[s] = Some(reason);
-            elements[s].tokens as u128
-        })
-        .sum()
-}
-
-/// `protected[seq]`: system messages and the latest user message.
-fn protected_seqs<M: ChatMessage>(history: &[M]) -> Vec<bool> {
-    let latest_user = history.iter().rposition(|m| m.role() == Role::User);
-    history
-        .iter()
-        .enumerate()
-        .map(|(seq, m)| m.role() == Role::System || Some(seq) == latest_user)
-        .collect()
-}
-
-/// Splits the history into units, in order of their first member (see the module
-/// docs for how calls and results pair up).
-fn tool_units<M: ChatMessage>(history: &[M]) -> Vec<Unit> {
-    let mut units = Vec::with_capacity(history.len());
-    let mut i = 0;
-    while i < history.len() {
-        let message = &history[i];
-        let role = message.role();
-        if role == Role::Assistant && message.tool_calls().next().is_some() {
-            let ids: HashSet<&str> = message.tool_calls().map(|c| c.id).collect();
-            let mut answered: HashSet<&str> = HashSet::with_capacity(ids.len());
-            let mut members = vec![i];
-            let mut strays = Vec::new();
-            let mut j = i + 1;
-            while let Some(next) = history.get(j).filter(|m| m.role() == Role::Tool) {
-                match next.tool_call_id().filter(|id| ids.contains(id)) {
-                    Some(id) => {
-                        answered.insert(id);
-                        members.push(j);
-                    }
-                    None => strays.push(j),
-                }
-                j += 1;
-            }
-            units.push(Unit {
-                members,
-                complete: answered.len() == ids.len(),
-            });
-            units.extend(strays.into_iter().map(|s| Unit {
-                members: vec![s],
-                complete: false,
-            }));
-            i = j;
+    /// `protected[seq]`: what the budget step may not drop.
+    fn protected<M: ChatMessage>(&self, history: &[M]) -> Vec<bool> {
+        let latest_user = if self.keep_latest_user {
+            history.iter().rposition(|m| m.role() == Role::User)
         } else {
-            units.push(Unit {
-                members: vec![i],
-                complete: role != Role::Tool,
-            });
-            i += 1;
-        }
+            None
+        };
+        history
+            .iter()
+            .enumerate()
+            .map(|(seq, m)| {
+                (self.include_system && m.role() == Role::System) || Some(seq) == latest_user
+            })
+            .collect()
     }
-    // Strays were pushed after their call's unit; keep units ordered by first member.
-    units.sort_by_key(|u| u.members[0]);
-    units
+
+    /// Brings back the part of `unit` that fits in the room left, when it is one
+    /// plain message.
+    fn keep_part<M: ChatMessage>(&self, pass: &mut Pass<'_, M>, unit: &Unit) {
+        let &[seq] = unit.members.as_slice() else {
+            return;
+        };
+        let element = pass.elements[seq];
+        let message = element.message;
+        if element.role == Role::Tool || message.tool_calls().next().is_some() {
+            return;
+        }
+        let room = usize::try_from(pass.room()).unwrap_or(usize::MAX);
+        let overhead = self.format.message_overhead(&self.counter, message);
+        let Some(text_budget) = room.checked_sub(overhead) else {
+            return;
+        };
+        let keep = match self.strategy {
+            ChatStrategy::KeepLast => Keep::Tail,
+            ChatStrategy::KeepFirst => Keep::Head,
+        };
+        let cut = trim_with(
+            element.content(),
+            text_budget,
+            &self.counter,
+            &TrimOptions::new().keep(keep),
+        );
+        let tokens = overhead.saturating_add(cut.tokens);
+        // The whole text fitting would mean the counter changed its mind; keep
+        // nothing rather than trust either count.
+        let (true, false, Some(boundary)) = (cut.cut, cut.kept.is_empty(), cut.boundary) else {
+            return;
+        };
+        if tokens > room {
+            return;
+        }
+        pass.restore(
+            seq,
+            tokens,
+            PartialContent {
+                text: cut.kept,
+                start: cut.kept_range.start,
+                boundary,
+                whole_tokens: element.tokens,
+            },
+        );
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chat::{Message, ToolCall};
-
-    fn shape(units: &[Unit]) -> Vec<(Vec<usize>, bool)> {
-        units
-            .iter()
-            .map(|u| (u.members.clone(), u.complete))
-            .collect()
-    }
-
-    #[test]
-    fn units_pair_parallel_calls_with_their_results() {
-        let history = [
-            Message::user("q"),
-            Message::assistant("")
-                .with_tool_call(ToolCall::new("a", "f", "{}"))
-                .with_tool_call(ToolCall::new("b", "f", "{}")),
-            Message::tool("b", "1"),
-            Message::tool("zzz", "stray"),
-            Message::tool("a", "2"),
-            Message::tool("a", "late"),
-            Message::assistant("").with_tool_call(ToolCall::new("c", "f", "{}")),
-            Message::user("unanswered call above"),
-            Message::tool("c", "too late"),
-        ];
-        assert_eq!(
-            shape(&tool_units(&history)),
-            vec![
-                (vec![0], true),
-                (vec![1, 2, 4, 5], true),
-                (vec![3], false),
-                (vec![6], false),
-                (vec![7], true),
-                (vec![8], false),
-            ]
-        );
-    }
+    use crate::chat::Message;
 
     #[test]
     fn protected_are_system_and_latest_user() {
@@ -497,9 +531,21 @@ mod tests {
             Message::user("u2"),
             Message::assistant("a2"),
         ];
+        let trimmer = ChatTrimmer::new(crate::count::CharEstimate, 0);
         assert_eq!(
-            protected_seqs(&history),
+            trimmer.protected(&history),
             vec![true, false, false, true, false]
+        );
+        assert_eq!(
+            trimmer
+                .clone()
+                .with_include_system(false)
+                .protected(&history),
+            vec![false, false, false, true, false]
+        );
+        assert_eq!(
+            trimmer.with_keep_latest_user(false).protected(&history),
+            vec![true, false, false, false, false]
         );
     }
 }
