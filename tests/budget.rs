@@ -181,6 +181,44 @@ fn budget_from_json_and_toml() {
     assert_eq!(names, ["user", "system"]);
 }
 
+/// `{"total": total, "layers": {"layer0": 1, "layer1": 1, ..}}` with `n` layers,
+/// and `extra` appended to the layers map.
+fn many_layers_json(n: usize, total: usize, extra: &str) -> String {
+    let mut entries: Vec<String> = (0..n).map(|i| format!("\"layer{i}\": 1")).collect();
+    if !extra.is_empty() {
+        entries.push(extra.to_owned());
+    }
+    format!("{{\"total\": {total}, \"layers\": {{{}}}}}", entries.join(", "))
+}
+
+/// Loading checks names in linear time. Not a timing test: 200 000 layers take a
+/// fraction of a second, while the pairwise duplicate check this replaced needed
+/// 2 * 10^10 comparisons here (64 000 layers took 16 s), so a regression shows up as
+/// a test run that does not finish rather than a flaky bound. The comparison count
+/// itself is checked in the unit test `duplicate_check_compares_each_name_about_once`.
+#[test]
+fn budgets_with_200k_layers_load() {
+    let n = 200_000;
+    let budget: ContextBudget = serde_json::from_str(&many_layers_json(n, n, "")).unwrap();
+    assert_eq!(budget.len(), n);
+    assert_eq!(budget.reserved(), n);
+    assert_eq!(budget.available(), 0);
+    assert_eq!(budget.layer_budget("layer199999"), Ok(1));
+
+    // A repeat of the first name, found at the very end.
+    let err = json_error(&many_layers_json(n, n + 1, r#""layer0": 1"#));
+    assert!(err.starts_with("duplicate layer `layer0`"), "{err}");
+
+    // And the same through `new`.
+    let layers = (0..n).map(|i| (format!("layer{i}"), 1)).chain([("layer7".into(), 1)]);
+    assert_eq!(
+        ContextBudget::new(n + 1, layers),
+        Err(BudgetError::DuplicateLayer {
+            name: "layer7".into()
+        })
+    );
+}
+
 fn json_error(json: &str) -> String {
     serde_json::from_str::<ContextBudget>(json)
         .unwrap_err()

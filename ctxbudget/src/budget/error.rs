@@ -31,7 +31,8 @@ pub enum BudgetError {
         reserved: usize,
         /// The total window.
         total: usize,
-        /// The sum written out, `system 512 + memory 2048`.
+        /// The sum written out, `system 512 + memory 2048`; past sixteen layers it
+        /// ends with `+ N more layers`.
         terms: String,
     },
 
