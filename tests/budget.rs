@@ -162,6 +162,129 @@ fn usage_log_writes_one_flushed_line_per_record() {
     assert_eq!(second["user"]["budget"], 512);
 }
 
+/// A disk that fills up: it accepts at most `room` more bytes (`None`: no limit), at
+/// most `chunk` per call, then fails.
+struct Disk {
+    bytes: Vec<u8>,
+    room: Option<usize>,
+    chunk: usize,
+}
+
+impl Disk {
+    fn new() -> Self {
+        Disk {
+            bytes: Vec::new(),
+            room: None,
+            chunk: usize::MAX,
+        }
+    }
+}
+
+impl std::io::Write for Disk {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let room = self.room.unwrap_or(usize::MAX);
+        if room == 0 {
+            return Err(std::io::Error::other("disk full"));
+        }
+        let n = buf.len().min(room).min(self.chunk);
+        self.bytes.extend_from_slice(&buf[..n]);
+        self.room = self.room.map(|room| room - n);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Regression: a record that failed partway left half a line, the next record was
+/// glued to it, and both were lost.
+#[test]
+fn usage_log_starts_a_new_line_after_a_failed_write() {
+    let mut usage = agent().usage();
+    let mut log = UsageLog::new(Disk::new());
+    log.record(&usage).unwrap();
+    let first = usage.to_json();
+
+    // Full after ten bytes of the second record.
+    usage.spend("user", 1).unwrap();
+    let cut = usage.to_json();
+    log.get_mut().room = Some(10);
+    assert!(log.record(&usage).is_err());
+
+    // Room again: the next two records are whole lines.
+    log.get_mut().room = None;
+    usage.spend("user", 2).unwrap();
+    log.record(&usage).unwrap();
+    let third = usage.to_json();
+    usage.spend("user", 3).unwrap();
+    log.record(&usage).unwrap();
+    let fourth = usage.to_json();
+
+    let text = String::from_utf8(log.into_inner().bytes).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines, [&first, &cut[..10], &third, &fourth]);
+    assert!(text.ends_with('\n'));
+}
+
+/// A write that failed before any byte was accepted left no half line: no blank line
+/// follows.
+#[test]
+fn usage_log_adds_no_blank_line_after_a_write_that_wrote_nothing() {
+    let usage = agent().usage();
+    let mut log = UsageLog::new(Disk::new());
+    log.get_mut().room = Some(0);
+    assert!(log.record(&usage).is_err());
+    log.get_mut().room = None;
+    log.record(&usage).unwrap();
+    let text = String::from_utf8(log.into_inner().bytes).unwrap();
+    assert_eq!(text, format!("{}\n", usage.to_json()));
+}
+
+#[test]
+fn usage_log_survives_short_writes_and_interrupts() {
+    /// Accepts three bytes per call and is interrupted every other call.
+    struct Stuttering {
+        bytes: Vec<u8>,
+        calls: usize,
+    }
+    impl std::io::Write for Stuttering {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.calls += 1;
+            if self.calls % 2 == 0 {
+                return Err(std::io::ErrorKind::Interrupted.into());
+            }
+            let n = buf.len().min(3);
+            self.bytes.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let usage = agent().usage();
+    let mut log = UsageLog::new(Stuttering {
+        bytes: Vec::new(),
+        calls: 0,
+    });
+    log.record(&usage).unwrap();
+    log.record(&usage).unwrap();
+    let text = String::from_utf8(log.into_inner().bytes).unwrap();
+    assert_eq!(text, format!("{0}\n{0}\n", usage.to_json()));
+
+    /// Always interrupted: the log gives up instead of hanging.
+    struct Interrupted;
+    impl std::io::Write for Interrupted {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::ErrorKind::Interrupted.into())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let err = UsageLog::new(Interrupted).record(&usage).unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::Interrupted);
+}
+
 #[test]
 fn budget_from_json_and_toml() {
     let json = r#"{"total": 8192, "layers": {"system": 512, "memory": 2048}}"#;
@@ -309,6 +432,39 @@ fn budgets() -> impl Strategy<Value = ContextBudget> {
 }
 
 proptest! {
+    /// Whatever the disk's room before each record and however short its writes,
+    /// every record that succeeded is a whole line, in order, every other line is
+    /// the beginning of a record that failed, and no line is blank.
+    #[test]
+    fn usage_log_loses_only_the_records_that_failed(
+        rooms in prop::collection::vec(prop::option::of(0usize..200), 1..12),
+        chunk in 1usize..400,
+    ) {
+        let mut usage = ContextBudget::new(1_000_000, [("a", 1_000_000)]).unwrap().usage();
+        let mut log = UsageLog::new(Disk { chunk, ..Disk::new() });
+        let mut records = Vec::new();
+        for (i, room) in rooms.into_iter().enumerate() {
+            usage.spend("a", i * 1111).unwrap();
+            log.get_mut().room = room;
+            let ok = log.record(&usage).is_ok();
+            records.push((usage.to_json(), ok));
+        }
+        let text = String::from_utf8(log.into_inner().bytes).unwrap();
+        let mut lines = text.lines().peekable();
+        for (json, ok) in &records {
+            match lines.peek() {
+                Some(line) if line == json => {
+                    lines.next();
+                }
+                Some(line) if !ok && !line.is_empty() && json.starts_with(line) => {
+                    lines.next();
+                }
+                _ => prop_assert!(!ok, "record {} missing from {:?}", json, text),
+            }
+        }
+        prop_assert_eq!(lines.next(), None, "{}", text);
+    }
+
     #[test]
     fn spend_never_exceeds_reservations_and_refusals_record_nothing(
         budget in budgets(),

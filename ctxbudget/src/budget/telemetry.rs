@@ -94,9 +94,18 @@ impl<C: ContextLayers> TypedUsage<C> {
     }
 }
 
+/// How many [`io::ErrorKind::Interrupted`] in a row [`UsageLog::record`] retries
+/// before it returns the error: a writer that is always interrupted must not hang it.
+const INTERRUPTS: u32 = 64;
+
 /// A JSON-lines usage log: each [`record`](Self::record) appends one telemetry object
 /// and a newline to the writer, then flushes it, so a crash loses at most the line
 /// being written.
+///
+/// A write that fails partway (a full disk) leaves half a line behind. The log
+/// remembers it and starts the next record on a new line, so the half line is the
+/// only one lost: a reader that skips lines which do not parse as JSON gets every
+/// record that was written whole.
 ///
 /// ```
 /// use ctxbudget::{ContextBudget, budget::UsageLog};
@@ -117,6 +126,8 @@ impl<C: ContextLayers> TypedUsage<C> {
 pub struct UsageLog<W: io::Write> {
     out: W,
     line: Vec<u8>,
+    /// Whether the last byte the writer accepted ended a line (true before any).
+    at_line_start: bool,
 }
 
 impl<W: io::Write> UsageLog<W> {
@@ -125,30 +136,73 @@ impl<W: io::Write> UsageLog<W> {
         UsageLog {
             out,
             line: Vec::new(),
+            at_line_start: true,
         }
     }
 
     /// Appends `usage` as one JSON line and flushes.
     ///
-    /// The whole line is serialised first and written with one `write_all`, so a
-    /// serialisation failure writes nothing.
+    /// The whole line is serialised first, so a serialisation failure writes
+    /// nothing. If an earlier record failed after the writer had accepted part of
+    /// its line, this one starts with a newline to end that half line.
     ///
     /// # Errors
     ///
     /// The writer's I/O errors, and [`io::ErrorKind::InvalidData`] if `usage` fails
-    /// to serialise (the trackers of this crate never do).
+    /// to serialise (the trackers of this crate never do). A writer that accepts no
+    /// bytes is [`io::ErrorKind::WriteZero`].
     pub fn record<T: Serialize + ?Sized>(&mut self, usage: &T) -> io::Result<()> {
         self.line.clear();
+        if !self.at_line_start {
+            self.line.push(b'\n');
+        }
         serde_json::to_writer(&mut self.line, usage)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
         self.line.push(b'\n');
-        self.out.write_all(&self.line)?;
+        self.write_line()?;
         self.out.flush()
+    }
+
+    /// `write_all` that keeps track of where the writer's bytes end, so that a
+    /// failure partway is known. Retries [`io::ErrorKind::Interrupted`] as
+    /// `write_all` does, but gives up after [`INTERRUPTS`] in a row.
+    fn write_line(&mut self) -> io::Result<()> {
+        let mut rest = &self.line[..];
+        let mut interrupts = 0;
+        while !rest.is_empty() {
+            match self.out.write(rest) {
+                Ok(0) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::WriteZero,
+                        "the usage log's writer accepted no bytes; the line was not written whole",
+                    ));
+                }
+                Ok(n) => {
+                    // A writer reporting more than it was given is taken at its word
+                    // for what it was given.
+                    let (written, unwritten) = rest.split_at(n.min(rest.len()));
+                    self.at_line_start = written.last() == Some(&b'\n');
+                    rest = unwritten;
+                    interrupts = 0;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted && interrupts < INTERRUPTS => {
+                    interrupts += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
     }
 
     /// The writer.
     pub fn get_ref(&self) -> &W {
         &self.out
+    }
+
+    /// The writer, mutably. Bytes written through it bypass the log's record of
+    /// where its last line ended.
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
     }
 
     /// The writer, giving up the log.
