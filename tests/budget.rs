@@ -66,8 +66,73 @@ fn construction_errors() {
     let err = ContextBudget::new(5, [("x", usize::MAX), ("y", 1)]).unwrap_err();
     assert!(
         err.to_string()
-            .starts_with("layer reservations overflow: adding layer `y`")
+            .starts_with("layer reservations add up to more than usize::MAX tokens at layer `y`")
     );
+}
+
+/// Regression: reservations adding up past `usize::MAX` were reported as
+/// `18446744073709551615`, which reads as a sum that saturated. Messages say
+/// `usize::MAX` by name; sums of two numbers are exact.
+#[test]
+fn huge_reservations_never_print_usize_max_as_a_number() {
+    let max = usize::MAX;
+    let mut messages = vec![
+        ContextBudget::new(5, [("x", max), ("y", 1)]).unwrap_err(),
+        ContextBudget::new(5, [("x", max - 1), ("y", 2)]).unwrap_err(),
+        ContextBudget::new(5, [("x", max)]).unwrap_err(),
+        ContextBudget::new(max - 1, [("x", max)]).unwrap_err(),
+    ];
+    let mut usage = ContextBudget::new(max, [("x", max - 5), ("y", 5)])
+        .unwrap()
+        .usage();
+    usage.spend("x", max - 5).unwrap();
+    messages.push(usage.spend("x", max).unwrap_err());
+    messages.push(usage.spend("y", 6).unwrap_err());
+    let messages: Vec<String> = messages.iter().map(ToString::to_string).collect();
+    for message in &messages {
+        assert!(!message.contains(&max.to_string()), "{message}");
+    }
+    assert_eq!(
+        messages[0],
+        "layer reservations add up to more than usize::MAX tokens at layer `y` (1, after \
+         usize::MAX for the layers before it); lower the reservations"
+    );
+    assert_eq!(
+        messages[1],
+        format!(
+            "layer reservations add up to more than usize::MAX tokens at layer `y` (2, after \
+             {} for the layers before it); lower the reservations",
+            max - 1
+        )
+    );
+    assert_eq!(
+        messages[2],
+        format!(
+            "layers reserve usize::MAX tokens (x usize::MAX) but the total is 5: {} over; \
+             lower a reservation or raise the total",
+            max - 5
+        )
+    );
+    assert!(
+        messages[3].starts_with(&format!(
+            "layers reserve usize::MAX tokens (x usize::MAX) but the total is {}: 1 over",
+            max - 1
+        )),
+        "{}",
+        messages[3]
+    );
+    // The sum of what was spent and what was asked is exact, past usize::MAX too.
+    let asked = u128::try_from(max - 5).unwrap() + u128::try_from(max).unwrap();
+    assert!(
+        messages[4].starts_with(&format!(
+            "layer `x` over budget: {asked} > {} ({} spent, usize::MAX more asked)",
+            max - 5,
+            max - 5
+        )),
+        "{}",
+        messages[4]
+    );
+    assert!(messages[5].starts_with("layer `y` over budget: 6 > 5"), "{}", messages[5]);
 }
 
 #[test]

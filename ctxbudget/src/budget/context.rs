@@ -6,7 +6,7 @@
 //! [`#[derive(ContextLayers)]`](crate::ContextLayers) or [`budget!`](crate::budget),
 //! which check the sum in the compiler and spend without string lookups.
 
-use super::error::BudgetError;
+use super::error::{BudgetError, Count};
 use std::collections::HashSet;
 use std::hash::Hash;
 
@@ -107,7 +107,7 @@ fn over_allocated<N: AsRef<str>>(
     let mut terms = layers
         .iter()
         .take(TERMS_SHOWN)
-        .map(|(name, tokens)| format!("{} {tokens}", name.as_ref()))
+        .map(|(name, tokens)| format!("{} {}", name.as_ref(), Count(*tokens)))
         .collect::<Vec<_>>()
         .join(" + ");
     if layers.len() > TERMS_SHOWN {
