@@ -407,6 +407,102 @@ fn budgets_with_200k_layers_load() {
     );
 }
 
+/// Windows editors often start UTF-8 files with a byte-order mark; a budget config
+/// saved by one must load.
+#[test]
+fn config_files_may_start_with_a_byte_order_mark() {
+    let json = "\u{feff}{\"total\": 8192, \"layers\": {\"system\": 512}}";
+    let budget = ContextBudget::from_json(json).unwrap();
+    assert_eq!(budget.layer_budget("system"), Ok(512));
+    // What `from_json` spares its callers.
+    let err = serde_json::from_str::<ContextBudget>(json).unwrap_err();
+    assert_eq!(err.to_string(), "expected value at line 1 column 1");
+    // Only one mark, and only at the start.
+    assert!(ContextBudget::from_json(&format!("\u{feff}{json}")).is_err());
+    assert!(ContextBudget::from_json("{\"total\": 1}\u{feff}").is_err());
+
+    // TOML: the `toml` crate skips the mark itself.
+    let toml_text = "\u{feff}total = 8192\n[layers]\nsystem = 512\n";
+    let budget: ContextBudget = toml::from_str(toml_text).unwrap();
+    assert_eq!(budget.layer_budget("system"), Ok(512));
+}
+
+/// A malformed config's error gives the line and column (from `serde_json` or
+/// `toml`) and what ctxbudget expected there. Budget-level errors point at the
+/// layers map, where the fix goes, rather than at the end of the document.
+#[test]
+fn malformed_configs_say_where_and_what_was_expected() {
+    let json_cases = [
+        (
+            "{\"total\": 100,\n \"layers\": {\"a\": \"x\"}}",
+            "invalid type: string \"x\", expected `layers.a` as a non-negative integer token \
+             count at line 2 column 20",
+        ),
+        (
+            "[8192]",
+            "invalid type: sequence, expected a budget like {\"total\": 8192, \"layers\": \
+             {\"system\": 512}} at line 1 column 0",
+        ),
+        (
+            "{\"total\": 100,\n \"layers\": [1]}",
+            "invalid type: sequence, expected a map from layer name to its reservation in \
+             tokens at line 2 column 11",
+        ),
+        (
+            "{\"total\": 100,\n \"layers\": {\"a\": 1,}}",
+            "trailing comma at line 2 column 20",
+        ),
+        (
+            "{\"total\": 100,\n \"layers\": {\"a\": 1,\n  \"a\": 2},\n \"note\": 1}",
+            "duplicate layer `a`; give each layer one reservation at line 3 column 9",
+        ),
+        (
+            "{\"total\": 100,\n \"layers\": {\"a\": 60,\n  \"b\": 50}\n}",
+            "layers reserve 110 tokens (a 60 + b 50) but the total is 100: 10 over; lower a \
+             reservation or raise the total at line 3 column 10",
+        ),
+        (
+            "{\"layers\": {},\n \"total\": 100,\n \"total\": 100}",
+            "duplicate field `total` at line 3 column 8",
+        ),
+    ];
+    let wrong: Vec<String> = json_cases
+        .iter()
+        .map(|(json, expected)| (ContextBudget::from_json(json).unwrap_err().to_string(), expected))
+        .filter(|(message, expected)| message != *expected)
+        .map(|(message, expected)| format!("got      {message}\nexpected {expected}"))
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+
+    let toml_cases = [
+        (
+            "total = 100\n[layers]\nplan = \"x\"\n",
+            "TOML parse error at line 3, column 8",
+            "`layers.plan` is the string \"x\": a token count must be a number; remove the quotes",
+        ),
+        (
+            "total = 100\n[layers]\na = 60\nb = 50\n",
+            "TOML parse error at line 2, column 1",
+            "layers reserve 110 tokens (a 60 + b 50) but the total is 100: 10 over",
+        ),
+        (
+            "total = 1\n[layers]\nspent = 1\n",
+            "TOML parse error at line 2, column 1",
+            "invalid layer name `spent`",
+        ),
+        (
+            "layers = 3\ntotal = 1\n",
+            "TOML parse error at line 1, column 10",
+            "invalid type: integer `3`, expected a map from layer name to its reservation in tokens",
+        ),
+    ];
+    for (text, position, expected) in toml_cases {
+        let message = toml_error(text);
+        assert!(message.starts_with(position), "{text}: {message}");
+        assert!(message.contains(expected), "{text}: {message}");
+    }
+}
+
 fn json_error(json: &str) -> String {
     serde_json::from_str::<ContextBudget>(json)
         .unwrap_err()

@@ -42,7 +42,8 @@ pub(crate) const RESERVED_NAMES: [&str; 3] = ["total", "spent", "remaining"];
 /// With the `serde` feature a budget reads from and writes to
 /// `{"total": 8192, "layers": {"system": 512, "memory": 2048}}` (layers in
 /// declaration order); negative, fractional and overflowing numbers are rejected with
-/// an error naming the field. JSON keeps the layers in document order; for TOML
+/// an error naming the field. Read JSON files with [`from_json`](Self::from_json),
+/// which skips a byte-order mark. JSON keeps the layers in document order; for TOML
 /// enable the `toml` crate's `preserve_order` feature, or its tables come sorted.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ContextBudget {
@@ -245,6 +246,42 @@ impl ContextBudget {
     /// A fresh tracker that has spent nothing against this budget.
     pub fn usage(&self) -> ContextUsage {
         ContextUsage::new(self.clone())
+    }
+
+    /// Reads a budget from JSON text such as a config file's contents:
+    /// `{"total": 8192, "layers": {"system": 512, "memory": 2048}}`.
+    ///
+    /// A leading byte-order mark (U+FEFF, which some Windows editors write at the
+    /// start of a UTF-8 file) is skipped; `serde_json::from_str` alone refuses it with
+    /// "expected value at line 1 column 1". `toml::from_str` skips one itself.
+    ///
+    /// ```
+    /// use ctxbudget::ContextBudget;
+    ///
+    /// let budget = ContextBudget::from_json("\u{feff}{\"total\": 4096, \"layers\": {\"system\": 512}}")?;
+    /// assert_eq!(budget.layer_budget("system")?, 512);
+    ///
+    /// // Errors give the position and what was expected there.
+    /// let err = ContextBudget::from_json("{\"total\": 4096,\n \"layers\": {\"system\": -1}}")
+    ///     .unwrap_err();
+    /// assert_eq!(err.line(), 2);
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "`layers.system` is -1: a token count cannot be negative; use 0 or more \
+    ///      at line 2 column 24",
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The [`serde_json::Error`] of malformed JSON, of a value of the wrong shape
+    /// (its message says what a budget looks like) or of a budget
+    /// [`new`](Self::new) refuses (its message is the [`BudgetError`]'s), with the line
+    /// and column where it was found.
+    #[cfg(feature = "serde")]
+    pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text))
     }
 
     pub(crate) fn unknown(&self, name: &str) -> BudgetError {
