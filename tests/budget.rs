@@ -180,7 +180,7 @@ fn spend_refuses_and_records_nothing() {
 }
 
 #[test]
-fn telemetry_has_the_seed_shape_in_declaration_order() {
+fn telemetry_is_one_flat_object_in_declaration_order() {
     let mut usage = ContextBudget::new(4096, [("user", 1024), ("system", 512)])
         .unwrap()
         .usage();

@@ -16,6 +16,11 @@ pub(crate) const RESERVED_NAMES: [&str; 3] = ["total", "spent", "remaining"];
 /// A total context window and one token reservation per named layer, in declaration
 /// order.
 ///
+/// Its [`reserved`](Self::reserved) tokens are the sum of the layer reservations,
+/// spent or not; its [`available`](Self::available) tokens are `total - reserved`,
+/// the ones no layer reserves. What a [`ContextUsage`] has not spent yet is its
+/// `remaining`, `total - spent`, which counts both.
+///
 /// A budget is valid by construction: its reservations never add up to more than its
 /// total, its layer names are unique, non-empty and none of the telemetry keys
 /// `total`, `spent`, `remaining`.
@@ -123,7 +128,9 @@ fn over_allocated<N: AsRef<str>>(
 }
 
 impl ContextBudget {
-    /// The eleven layers of the agent preset (the seed's `ContextBudget`), in order.
+    /// The eleven layers of the agent preset, in order: instructions (`system`,
+    /// `mission`, `plan`), recalled material (`memory`, `artifacts`, `graph`, `ast`,
+    /// `semantic`), the request (`task`, `user`) and the reply (`output`).
     pub const AGENT_LAYERS: [&'static str; 11] = [
         "system",
         "mission",
@@ -199,12 +206,13 @@ impl ContextBudget {
         self.total
     }
 
-    /// The sum of all layer reservations.
+    /// The sum of all layer reservations: the tokens set aside for layers, whether
+    /// they get spent or not.
     pub fn reserved(&self) -> usize {
         self.reserved
     }
 
-    /// The unreserved tokens: `total() - reserved()`.
+    /// The tokens no layer reserves: `total() - reserved()`.
     pub fn available(&self) -> usize {
         self.total - self.reserved
     }
@@ -291,8 +299,11 @@ impl ContextBudget {
 
 /// Tokens spent per layer of a [`ContextBudget`], looked up by layer name.
 ///
-/// Amounts are `usize`, so the seed's "negative spend" error cannot arise: a negative
-/// amount does not type-check.
+/// Its [`remaining`](Self::remaining) tokens are `total - spent`: everything not
+/// spent yet, including reservations not spent yet, such as the output's.
+///
+/// Amounts are `usize`: a negative spend does not type-check, so no error exists for
+/// it.
 ///
 /// [`spend`](Self::spend) refuses an unknown layer, a layer going over its
 /// reservation and the total window being exceeded, and records nothing when it
@@ -307,6 +318,7 @@ impl ContextBudget {
 /// usage.spend("system", 300)?;
 /// usage.spend("user", 1000)?;
 /// assert_eq!(usage.total_spent(), 1300);
+/// // 212 + 24 not spent by the layers, 2560 reserved by no layer.
 /// assert_eq!(usage.remaining(), 2796);
 /// assert_eq!(usage.spent("system")?, 300);
 ///
@@ -410,7 +422,10 @@ impl ContextUsage {
         self.total_spent
     }
 
-    /// The tokens left in the total window: `total - total_spent()`.
+    /// The tokens not spent yet: `total - total_spent()`. This includes reservations
+    /// not spent yet (the output's, say) and the budget's
+    /// [`available`](ContextBudget::available) tokens, so it is not what any one layer
+    /// may still spend: that is its reservation minus its spend.
     pub fn remaining(&self) -> usize {
         self.budget.total - self.total_spent
     }

@@ -1,13 +1,25 @@
 //! Telemetry (feature `serde`): usage trackers as JSON, and [`UsageLog`], a JSON-lines
 //! log of them.
 //!
-//! Every tracker serialises to the seed's `to_dict` shape, layers in declaration
-//! order:
+//! Every tracker, [`ContextUsage`] or a compile-time [`TypedUsage`], serialises to one
+//! flat JSON object:
+//!
+//! - `total`: the context window, in tokens;
+//! - `spent`: the tokens spent across all layers;
+//! - `remaining`: `total - spent`, everything not spent yet, *including* reservations
+//!   not spent yet (such as the output's);
+//! - then one key per layer, named after it, in declaration order:
+//!   `{"budget": B, "spent": N}`, its reservation and what it spent.
 //!
 //! ```json
 //! {"total": 8192, "spent": 1300, "remaining": 6892,
 //!  "system": {"budget": 512, "spent": 300}, "user": {"budget": 1024, "spent": 1000}}
 //! ```
+//!
+//! The object leaves out `reserved` (the sum of the layers' `budget`s) and
+//! `available` (`total - reserved`, the tokens no layer reserves); add the entries up
+//! for them. Layers cannot be named `total`, `spent` or `remaining`, so the keys never
+//! clash.
 
 use super::context::ContextUsage;
 use super::layers::{ContextLayers, TypedUsage};
