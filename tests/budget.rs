@@ -132,7 +132,11 @@ fn huge_reservations_never_print_usize_max_as_a_number() {
         "{}",
         messages[4]
     );
-    assert!(messages[5].starts_with("layer `y` over budget: 6 > 5"), "{}", messages[5]);
+    assert!(
+        messages[5].starts_with("layer `y` over budget: 6 > 5"),
+        "{}",
+        messages[5]
+    );
 }
 
 #[test]
@@ -335,8 +339,12 @@ fn usage_log_survives_short_writes_and_interrupts() {
     log.record(&usage).unwrap();
     let text = String::from_utf8(log.into_inner().bytes).unwrap();
     assert_eq!(text, format!("{0}\n{0}\n", usage.to_json()));
+}
 
-    /// Always interrupted: the log gives up instead of hanging.
+/// `write_all` retries interrupted writes forever; the log gives up instead of
+/// hanging on a writer that is always interrupted.
+#[test]
+fn usage_log_gives_up_on_a_writer_that_is_always_interrupted() {
     struct Interrupted;
     impl std::io::Write for Interrupted {
         fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
@@ -346,6 +354,7 @@ fn usage_log_survives_short_writes_and_interrupts() {
             Ok(())
         }
     }
+    let usage = agent().usage();
     let err = UsageLog::new(Interrupted).record(&usage).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::Interrupted);
 }
@@ -376,7 +385,10 @@ fn many_layers_json(n: usize, total: usize, extra: &str) -> String {
     if !extra.is_empty() {
         entries.push(extra.to_owned());
     }
-    format!("{{\"total\": {total}, \"layers\": {{{}}}}}", entries.join(", "))
+    format!(
+        "{{\"total\": {total}, \"layers\": {{{}}}}}",
+        entries.join(", ")
+    )
 }
 
 /// Loading checks names in linear time. Not a timing test: 200 000 layers take a
@@ -398,7 +410,9 @@ fn budgets_with_200k_layers_load() {
     assert!(err.starts_with("duplicate layer `layer0`"), "{err}");
 
     // And the same through `new`.
-    let layers = (0..n).map(|i| (format!("layer{i}"), 1)).chain([("layer7".into(), 1)]);
+    let layers = (0..n)
+        .map(|i| (format!("layer{i}"), 1))
+        .chain([("layer7".into(), 1)]);
     assert_eq!(
         ContextBudget::new(n + 1, layers),
         Err(BudgetError::DuplicateLayer {
@@ -468,7 +482,12 @@ fn malformed_configs_say_where_and_what_was_expected() {
     ];
     let wrong: Vec<String> = json_cases
         .iter()
-        .map(|(json, expected)| (ContextBudget::from_json(json).unwrap_err().to_string(), expected))
+        .map(|(json, expected)| {
+            (
+                ContextBudget::from_json(json).unwrap_err().to_string(),
+                expected,
+            )
+        })
         .filter(|(message, expected)| message != *expected)
         .map(|(message, expected)| format!("got      {message}\nexpected {expected}"))
         .collect();

@@ -15,8 +15,8 @@
 use std::collections::HashSet;
 use std::io::Write;
 
-use ctxbudget::budget::{ContextUsage, UsageLog};
 use ctxbudget::ContextBudget;
+use ctxbudget::budget::{ContextUsage, UsageLog};
 use libfuzzer_sys::fuzz_target;
 
 /// A disk that accepts `room` more bytes, then fails.
@@ -57,7 +57,11 @@ fn check_budget(budget: &ContextBudget) {
     // TOML integers are i64: larger counts cannot be written, which is an error, not
     // a panic.
     if let Ok(text) = toml::to_string(budget) {
-        assert_eq!(&toml::from_str::<ContextBudget>(&text).unwrap(), budget, "{text}");
+        assert_eq!(
+            &toml::from_str::<ContextBudget>(&text).unwrap(),
+            budget,
+            "{text}"
+        );
     }
 }
 
@@ -82,7 +86,9 @@ fn spend(usage: &mut ContextUsage, by_name: bool, ops: &[u8]) {
         let index = usize::from(op[0]) % (layers.len() + 1);
         let tokens = match u16::from_le_bytes([op[1], op[2]]) {
             0xFFFF => usize::MAX,
-            0xFFFE => layers.get(index).map_or(0, |(_, budget, spent)| budget - spent),
+            0xFFFE => layers
+                .get(index)
+                .map_or(0, |(_, budget, spent)| budget - spent),
             t => usize::from(t),
         };
         let before = usage.clone();

@@ -110,16 +110,15 @@ fn over_allocated<N: AsRef<str>>(
     reserved: usize,
     layers: &[(N, usize)],
 ) -> BudgetError {
-    let mut terms = layers
+    let mut terms: Vec<String> = layers
         .iter()
         .take(TERMS_SHOWN)
         .map(|(name, tokens)| format!("{} {}", name.as_ref(), Count(*tokens)))
-        .collect::<Vec<_>>()
-        .join(" + ");
-    if layers.len() > TERMS_SHOWN {
-        let more = layers.len() - TERMS_SHOWN;
-        terms.push_str(&format!(" + {more} more layers"));
+        .collect();
+    if let Some(more) = layers.len().checked_sub(TERMS_SHOWN).filter(|&n| n > 0) {
+        terms.push(format!("{more} more layers"));
     }
+    let terms = terms.join(" + ");
     BudgetError::OverAllocated {
         reserved,
         total,
@@ -713,7 +712,13 @@ mod tests {
         let mut layers: Vec<(Counted<'_>, usize)> = (0..n)
             .map(|i| {
                 let name = format!("layer{i}");
-                (Counted { name, comparisons: &comparisons }, 1)
+                (
+                    Counted {
+                        name,
+                        comparisons: &comparisons,
+                    },
+                    1,
+                )
             })
             .collect();
         assert_eq!(check_layers(Some(n), &layers), Ok(n));
@@ -722,10 +727,18 @@ mod tests {
 
         comparisons.set(0);
         let name = "layer0".to_owned();
-        layers.push((Counted { name, comparisons: &comparisons }, 1));
+        layers.push((
+            Counted {
+                name,
+                comparisons: &comparisons,
+            },
+            1,
+        ));
         assert_eq!(
             check_layers(None, &layers),
-            Err(BudgetError::DuplicateLayer { name: "layer0".into() })
+            Err(BudgetError::DuplicateLayer {
+                name: "layer0".into()
+            })
         );
         assert!(comparisons.get() <= n, "{} comparisons", comparisons.get());
     }
@@ -735,7 +748,9 @@ mod tests {
         let check = |layers: &[(&str, usize)]| check_layers(Some(10), layers).unwrap_err();
         assert_eq!(
             check(&[("a", 1), ("", 1), ("a", 1)]),
-            BudgetError::InvalidLayerName { name: String::new() }
+            BudgetError::InvalidLayerName {
+                name: String::new()
+            }
         );
         assert_eq!(
             check(&[("a", 1), ("a", usize::MAX), ("total", 1)]),
@@ -750,7 +765,9 @@ mod tests {
     #[test]
     fn long_over_allocations_write_out_sixteen_terms() {
         let layers = (0..100).map(|i| (format!("l{i}"), 1));
-        let Err(BudgetError::OverAllocated { terms, reserved, .. }) = ContextBudget::new(99, layers)
+        let Err(BudgetError::OverAllocated {
+            terms, reserved, ..
+        }) = ContextBudget::new(99, layers)
         else {
             panic!("not over-allocated");
         };
