@@ -22,23 +22,29 @@
 pub enum BudgetError {
     /// The layer reservations add up to more than the total window.
     #[error(
-        "layers reserve {reserved} tokens ({terms}) but the total is {total}: {} over; \
+        "layers reserve {} tokens ({terms}) but the total is {}: {} over; \
          lower a reservation or raise the total",
-        reserved.saturating_sub(*total)
+        Count(*reserved),
+        Count(*total),
+        Count(reserved.saturating_sub(*total))
     )]
     OverAllocated {
         /// The sum of all reservations.
         reserved: usize,
         /// The total window.
         total: usize,
-        /// The sum written out, `system 512 + memory 2048`.
+        /// The sum written out, `system 512 + memory 2048`; past sixteen layers it
+        /// ends with `+ N more layers`.
         terms: String,
     },
 
-    /// The layer reservations add up to more than `usize::MAX`.
+    /// The layer reservations add up to more than `usize::MAX`. The message says so
+    /// in words rather than printing a number that looks like a sum.
     #[error(
-        "layer reservations overflow: adding layer `{layer}` ({tokens}) to {sum} does not fit \
-         in usize; lower the reservations"
+        "layer reservations add up to more than usize::MAX tokens at layer `{layer}` ({}, \
+         after {} for the layers before it); lower the reservations",
+        Count(*tokens),
+        Count(*sum)
     )]
     Overflow {
         /// The layer whose reservation made the sum overflow.
@@ -79,10 +85,13 @@ pub enum BudgetError {
     /// A spend that would take a layer over its reservation.
     // Sums in u128 (usize widens losslessly), exact even when they overflow usize.
     #[error(
-        "layer `{layer}` over budget: {} > {budget} ({spent} spent, {tokens} more asked); \
+        "layer `{layer}` over budget: {} > {} ({} spent, {} more asked); \
          trim the layer to at most {} tokens or raise its reservation",
         *spent as u128 + *tokens as u128,
-        budget.saturating_sub(*spent)
+        Count(*budget),
+        Count(*spent),
+        Count(*tokens),
+        Count(budget.saturating_sub(*spent))
     )]
     LayerOverBudget {
         /// The layer spent on.
@@ -99,10 +108,13 @@ pub enum BudgetError {
     /// window. Budgets built by this crate reserve at most the total, so this is a
     /// second line of defence that a correct budget never reaches.
     #[error(
-        "total context window exceeded by layer `{layer}`: {} > {total} ({spent} spent, \
-         {tokens} more asked); trim the layer to at most {} tokens",
+        "total context window exceeded by layer `{layer}`: {} > {} ({} spent, \
+         {} more asked); trim the layer to at most {} tokens",
         *spent as u128 + *tokens as u128,
-        total.saturating_sub(*spent)
+        Count(*total),
+        Count(*spent),
+        Count(*tokens),
+        Count(total.saturating_sub(*spent))
     )]
     TotalExceeded {
         /// The layer spent on.
@@ -114,6 +126,21 @@ pub enum BudgetError {
         /// The total window.
         total: usize,
     },
+}
+
+/// A token count in a message: `usize::MAX` by name, since as a number
+/// (18446744073709551615) it reads like a sum that saturated. Sums of two counts are
+/// computed in `u128` and printed exactly.
+pub(super) struct Count(pub(super) usize);
+
+impl std::fmt::Display for Count {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0 == usize::MAX {
+            f.write_str("usize::MAX")
+        } else {
+            self.0.fmt(f)
+        }
+    }
 }
 
 impl BudgetError {

@@ -15,9 +15,12 @@
 //!
 //! - **total**: the model's context window, in tokens.
 //! - **reservation** (or **budget** of a layer): the tokens set aside for one layer.
+//! - **reserved**: the sum of all reservations, spent or not.
+//! - **available**: `total - reserved`, the tokens no layer reserves.
 //! - **spent**: the tokens a layer (or the whole context) actually used.
 //! - **remaining**: `total - spent`, everything not spent yet, *including* unspent
-//!   reservations such as the output's.
+//!   reservations such as the output's. Not what a layer may still spend: that is
+//!   its reservation minus its spend.
 
 mod context;
 mod error;
