@@ -95,7 +95,7 @@ fn check_sum(budget: &Budget, errors: &mut Errors) {
         let Some(tokens) = layer.tokens.as_ref().and_then(Amount::literal) else {
             return;
         };
-        terms.push(format!("{} {}", layer.name, tokens));
+        terms.push(format!("{} {}", layer.name, readable(tokens)));
         let Some(next) = sum.checked_add(tokens) else {
             let span = layer
                 .tokens
@@ -107,7 +107,7 @@ fn check_sum(budget: &Budget, errors: &mut Errors) {
                     "layer reservations overflow: {} + {} (layer `{}`) does not fit in a \
                      token count; lower the reservations",
                     terms[..terms.len() - 1].join(" + "),
-                    tokens,
+                    readable(tokens),
                     layer.name
                 ),
             );
@@ -128,6 +128,16 @@ fn check_sum(budget: &Budget, errors: &mut Errors) {
                 sum - total_value
             ),
         );
+    }
+}
+
+/// A token count as a message shows it: `u64::MAX` (the largest count a 64-bit
+/// target accepts) by name, so it does not read like a saturated sum.
+fn readable(tokens: u64) -> String {
+    if tokens == u64::MAX {
+        "usize::MAX".to_owned()
+    } else {
+        tokens.to_string()
     }
 }
 
@@ -221,7 +231,7 @@ mod tests {
                  rename one",
                 "duplicate layer `output`: `#[context(output = ..)]` declares a layer named \
                  `output` and so does field `output`; remove one",
-                "layer reservations overflow: a 18446744073709551615 + 1 (layer `b`) does not \
+                "layer reservations overflow: a usize::MAX + 1 (layer `b`) does not \
                  fit in a token count; lower the reservations",
             ]
         );
