@@ -498,6 +498,29 @@ fn head_and_tail_bounds_its_rounds() {
     assert_eq!(result.tail, None, "only the head fits: {result:?}");
 }
 
+/// A chunk that was over the budget used to be retried as long as it got shorter,
+/// by a byte at a time with split points placed just so: thousands of counts of
+/// kilobytes each.
+#[test]
+fn a_chunk_over_the_budget_is_retried_a_bounded_number_of_times() {
+    // One token a byte (so any offset is a true split point), and the split point
+    // always next to the far end of the stretch asked about, so that each retry
+    // is one or two bytes shorter than the last.
+    let text = "a".repeat(40_000);
+    for keep in [Keep::Head, Keep::Tail] {
+        let counter = Custom::new(
+            str::len,
+            |text: &str, _| Some(text.len() - 2),
+            |_, _| Some(1),
+            200,
+        );
+        let options = TrimOptions::new().keep(keep);
+        let result = trim_with(&text, 10_000, &counter, &options);
+        check_custom(&text, 10_000, &counter, true, &options, &result);
+        assert_eq!(result.tokens, 10_000);
+    }
+}
+
 /// A cut that is over the budget used to step back one boundary a round, so a
 /// counter far from monotone cost a round (and a count) per word.
 #[test]
