@@ -1,5 +1,5 @@
-//! The trimming engine through its public API: the seed's behaviour, what
-//! ctxbudget does better, and the invariants as property tests over arbitrary
+//! The trimming engine through its public API: the basic behaviour, what a naive
+//! trimmer gets wrong, and the invariants as property tests over arbitrary
 //! Unicode and real text.
 
 use ctxbudget::{
@@ -59,7 +59,7 @@ fn check<'a>(
 }
 
 #[test]
-fn the_seed_behaviour() {
+fn the_basic_behaviour() {
     let counter = o200k();
     // Unchanged when it fits.
     assert_eq!(trim_to_budget(PROSE, 1_000_000, &counter), PROSE);
@@ -90,8 +90,8 @@ fn the_seed_behaviour() {
     assert!(!soft.fits());
 }
 
-/// The seed re-joins sentences and words with single spaces; ctxbudget returns a
-/// prefix, so newlines and indentation survive.
+/// A trimmer that re-joins sentences and words with single spaces loses layout;
+/// ctxbudget returns a prefix, so newlines and indentation survive.
 #[test]
 fn results_are_sub_slices_that_keep_layout() {
     let counter = o200k();
@@ -234,26 +234,26 @@ fn emoji_sequences_and_combining_marks_are_not_split() {
 }
 
 #[test]
-fn min_fill_keeps_more_than_the_seed_on_real_text() {
+fn min_fill_keeps_more_than_strongest_first_on_real_text() {
     let counter = o200k();
-    let seed_like = TrimOptions::new().with_min_fill(0.0);
+    let strongest_first = TrimOptions::new().with_min_fill(0.0);
     let mut ours_total = 0.0;
-    let mut seed_total = 0.0;
+    let mut strongest_total = 0.0;
     let mut cases = 0.0;
     for (_, text) in FIXTURES.iter().take(3) {
         for budget in [50, 200, 1_000, 3_000] {
             let ours = head(text, budget, &counter);
-            let seed = trim_with(text, budget, &counter, &seed_like);
+            let strongest = trim_with(text, budget, &counter, &strongest_first);
             check(text, budget, &counter, &ours, Keep::Head);
-            assert!(ours.kept.len() >= seed.kept.len());
+            assert!(ours.kept.len() >= strongest.kept.len());
             ours_total += ours.fill();
-            seed_total += seed.fill();
+            strongest_total += strongest.fill();
             cases += 1.0;
         }
     }
-    let (ours, seed) = (ours_total / cases, seed_total / cases);
+    let (ours, strongest) = (ours_total / cases, strongest_total / cases);
     assert!(ours > 0.9, "mean fill {ours}");
-    assert!(ours >= seed, "ours {ours} seed {seed}");
+    assert!(ours >= strongest, "ours {ours} strongest first {strongest}");
 }
 
 #[test]

@@ -28,6 +28,17 @@ pub use tiktoken::{Encoding, Tiktoken, UnknownModel};
 /// [`next_split`](TokenCounter::next_split) and
 /// [`prev_split`](TokenCounter::prev_split).
 ///
+/// The engine takes this crate's counters at their word. Any other counter's
+/// answers are checked: a split point outside the stretch asked about, off a char
+/// boundary or before the offset asked about counts as none, sums saturate, and a
+/// count summed over more than one piece is checked with one count of the whole
+/// part (when they differ, the engine goes on without split points). So a counter
+/// of your own with split points costs about one more count of the kept text, and
+/// one that breaks the contract cannot make the engine panic, hang or misreport:
+/// see [`trim_with`](crate::trim::trim_with) for what holds. (To keep the speed of
+/// a [`Tiktoken`], share it through `Arc`, `Box` or a reference rather than a
+/// type of your own.)
+///
 /// # Example
 ///
 /// ```
@@ -82,6 +93,14 @@ pub trait TokenCounter {
     /// With split points this costs about as much as counting the first `limit`
     /// tokens of `text`, however long `text` is.
     ///
+    /// The default walks the split points and never trusts them blindly: an offset
+    /// before the one asked about, not strictly inside the text or not on a char
+    /// boundary counts as no split point, and sums saturate. When the
+    /// pieces fit, the answer is a count of the whole text (for this crate's own
+    /// counters, the sum of the pieces, which is the same), so `Some(n)` always
+    /// means `n == self.count(text)`. With split points that do not add up, `None`
+    /// may also mean that the pieces' counts added up past `limit`.
+    ///
     /// ```
     /// use ctxbudget::{CharEstimate, TokenCounter};
     ///
@@ -89,27 +108,92 @@ pub trait TokenCounter {
     /// assert_eq!(CharEstimate.count_within("123456789", 2), None);
     /// ```
     fn count_within(&self, text: &str, limit: usize) -> Option<usize> {
-        let mut start = 0;
-        let mut total = 0usize;
-        // Grow the step so that a text with split points costs about `limit` tokens
-        // of counting, and a text without them costs one full count.
-        let mut step = limit.saturating_mul(2).max(64);
-        while start < text.len() {
-            let end = match text.get(start..).map(str::len) {
-                Some(rest) if rest > step => self
-                    .next_split(text, start.saturating_add(step))
-                    .unwrap_or(text.len()),
-                _ => text.len(),
-            };
-            total = total.saturating_add(self.count(&text[start..end]));
-            if total > limit {
-                return None;
-            }
-            start = end;
-            step = limit.saturating_sub(total).saturating_mul(2).max(64);
-        }
-        Some(total)
+        count_within_by_splits(self, text, limit)
     }
+
+    /// Whether the engine may take this counter's split points and
+    /// [`count_within`](TokenCounter::count_within) at their word: `true` only for
+    /// this crate's counters, whose split points are tested to add up. The argument
+    /// cannot be named outside this crate, so no other counter can claim it.
+    #[doc(hidden)]
+    fn __trusted(&self, _: seal::Seal) -> bool {
+        false
+    }
+}
+
+/// The sealed argument of [`TokenCounter::__trusted`].
+pub(crate) mod seal {
+    /// A value only this crate can make.
+    #[derive(Debug, Clone, Copy)]
+    pub struct Seal(pub(crate) ());
+}
+
+/// Whether `counter` is one of this crate's own counters (or a pointer to one),
+/// whose split points add up and whose `count_within` is exact.
+pub(crate) fn is_trusted<C: TokenCounter + ?Sized>(counter: &C) -> bool {
+    counter.__trusted(seal::Seal(()))
+}
+
+/// [`TokenCounter::count_within`] that is exact for any counter: this crate's
+/// counters answer themselves; any other counter is walked by the default
+/// algorithm (a user's override of `count_within` is not trusted).
+pub(crate) fn exact_count_within<C: TokenCounter + ?Sized>(
+    counter: &C,
+    text: &str,
+    limit: usize,
+) -> Option<usize> {
+    if is_trusted(counter) {
+        counter.count_within(text, limit)
+    } else {
+        count_within_by_splits(counter, text, limit)
+    }
+}
+
+/// The default [`TokenCounter::count_within`]: counts `text` in pieces that end at
+/// the counter's split points, stopping once the sum passes `limit`.
+fn count_within_by_splits<C: TokenCounter + ?Sized>(
+    counter: &C,
+    text: &str,
+    limit: usize,
+) -> Option<usize> {
+    let len = text.len();
+    let mut start = 0;
+    let mut total = 0usize;
+    let mut pieces = 0usize;
+    // Grow the step so that a text with split points costs about `limit` tokens
+    // of counting, and a text without them costs one full count.
+    let mut step = limit.saturating_mul(2).max(64);
+    // Every piece ends past the one before (a split point before `from` counts
+    // as none), so there are at most `len + 1` pieces, the first one even when
+    // `text` is empty.
+    loop {
+        let end = if len - start > step {
+            let from = start + step;
+            counter
+                .next_split(text, from)
+                .filter(|&at| at >= from && at < len && text.is_char_boundary(at))
+                .unwrap_or(len)
+        } else {
+            len
+        };
+        total = total.saturating_add(counter.count(&text[start..end]));
+        pieces += 1;
+        if total > limit {
+            return None;
+        }
+        start = end;
+        if start >= len {
+            break;
+        }
+        step = limit.saturating_sub(total).saturating_mul(2).max(64);
+    }
+    if pieces > 1 && !is_trusted(counter) {
+        // Split points this crate has not checked: the sum of the pieces is only
+        // a guess, the count of the whole text is the answer.
+        let total = counter.count(text);
+        return (total <= limit).then_some(total);
+    }
+    Some(total)
 }
 
 impl<F> TokenCounter for F
@@ -136,6 +220,9 @@ macro_rules! forward_token_counter {
             fn count_within(&self, text: &str, limit: usize) -> Option<usize> {
                 (**self).count_within(text, limit)
             }
+            fn __trusted(&self, seal: seal::Seal) -> bool {
+                (**self).__trusted(seal)
+            }
         }
     )*};
 }
@@ -158,8 +245,8 @@ forward_token_counter!(['c] &'c self::Tiktoken, [] Box<self::Tiktoken>);
 
 /// The character estimate: `ceil(chars / 4)` tokens, and `""` costs 0.
 ///
-/// This is the estimate seed 003 specifies. It needs no vocabulary and is a fair
-/// guess for English prose, but it can be far off for code, CJK text or emoji:
+/// The usual rule of thumb of four characters a token. It needs no vocabulary and
+/// is a fair guess for English prose, but it can be far off for code, CJK text or emoji:
 /// use [`Tiktoken`] when the budget is a hard limit of a real model.
 ///
 /// ```
@@ -192,6 +279,10 @@ impl TokenCounter for CharEstimate {
         let chars = text.chars().take(cap).count();
         let tokens = chars.div_ceil(4);
         (tokens <= limit).then_some(tokens)
+    }
+
+    fn __trusted(&self, _: seal::Seal) -> bool {
+        true
     }
 }
 

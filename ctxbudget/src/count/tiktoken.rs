@@ -297,6 +297,12 @@ impl TokenCounter for Tiktoken {
             .take_while(|&at| at > 0)
             .find(|&at| is_split_point(text, at))
     }
+
+    // The split points above are checked to add up by the property tests in
+    // `tests/tiktoken.rs`: the trimming engine need not count again.
+    fn __trusted(&self, _: super::seal::Seal) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -5,8 +5,14 @@
 //! what fits rather than what was given. Every chunk end is recorded in a
 //! [`Ledger`], which later gives the exact count of any prefix (or suffix) by
 //! counting only the stretch after the nearest recorded split point.
+//!
+//! Only this crate's counters are taken at their word. A split point from any
+//! other counter is used only when it lies strictly inside the stretch asked
+//! about and on a char boundary, sums saturate, and a count made of more than one
+//! piece is checked with one count of the whole part. When that check finds that
+//! the split points do not add up, the walk starts again without them.
 
-use crate::count::TokenCounter;
+use crate::count::{TokenCounter, is_trusted};
 
 /// Chunks are never shorter than this many bytes, so the per-call cost of a
 /// counter stays small next to the work of counting.
@@ -26,6 +32,11 @@ const MAX_PROBES: usize = 48;
 /// last, costliest probes, and a part that meets the budget exactly is taken as
 /// it is. Parts shorter than `SLACK_DIVISOR` bytes are exact.
 const SLACK_DIVISOR: usize = 512;
+/// A chunk that is over the budget is tried again shorter at most this many
+/// times before its inner split points are walked one by one. Honest split points
+/// never need more than about ten: the chunk halves each time, from at most
+/// `2 * MAX_STEP` bytes down to `2 * MIN_STEP`.
+const MAX_RETRIES: usize = 16;
 
 /// Which end of the text is kept.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -50,6 +61,13 @@ pub(crate) struct Ledger<'t, C: ?Sized> {
     /// stopped inside a stretch without split points, so that a cut there is not
     /// counted again.
     stopped_at: Option<(usize, usize)>,
+    /// Whether the counter is one of this crate's, whose split points add up.
+    trusted: bool,
+    /// Whether the walk uses split points: not after a check found that they do
+    /// not add up.
+    splits: bool,
+    /// Whether a check found that the split points do not add up.
+    lied: bool,
 }
 
 /// Where the walk stopped.
@@ -74,41 +92,102 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
             side,
             marks: vec![(origin, 0)],
             stopped_at: None,
+            trusted: is_trusted(counter),
+            splits: true,
+            lied: false,
         }
     }
 
-    /// The exact count of the kept part that ends (head) or starts (tail) at `at`.
-    pub(crate) fn count_kept(&self, at: usize) -> usize {
-        if let Some((_, tokens)) = self.stopped_at.filter(|&(offset, _)| offset == at) {
+    /// The counter's count of the kept part that ends (head) or starts (tail) at
+    /// `at`: from the nearest recorded split point for this crate's counters; for
+    /// any other, such a sum is checked with one count of the whole part, which is
+    /// the answer (a mismatch is remembered, see [`Self::take_lie`]).
+    pub(crate) fn count_kept(&mut self, at: usize) -> usize {
+        let (tokens, whole) = self.sum_to(at);
+        if whole || self.trusted {
             return tokens;
         }
-        let text = self.text;
-        match self.side {
-            Side::Head => {
-                // Marks increase: the last one at or before `at`.
-                let index = self.marks.partition_point(|&(offset, _)| offset <= at);
-                let (offset, tokens) = self.marks[index.saturating_sub(1)];
-                if offset == at {
-                    tokens
-                } else {
-                    tokens + self.counter.count(&text[offset..at])
-                }
-            }
-            Side::Tail => {
-                // Marks decrease: the last one at or after `at`.
-                let index = self.marks.partition_point(|&(offset, _)| offset >= at);
-                let (offset, tokens) = self.marks[index.saturating_sub(1)];
-                if offset == at {
-                    tokens
-                } else {
-                    tokens + self.counter.count(&text[at..offset])
-                }
-            }
+        let part = match self.side {
+            Side::Head => &self.text[..at],
+            Side::Tail => &self.text[at..],
+        };
+        let exact = self.counter.count(part);
+        if exact != tokens {
+            self.lied = true;
         }
+        exact
+    }
+
+    /// The count of the kept part up to (head) or from (tail) `at` as a sum over
+    /// the recorded pieces, and whether it is one count of the whole part.
+    fn sum_to(&self, at: usize) -> (usize, bool) {
+        if let Some((_, tokens)) = self.stopped_at.filter(|&(offset, _)| offset == at) {
+            // The walk stopped inside the stretch after the last mark.
+            return (tokens, self.marks.len() == 1);
+        }
+        let index = match self.side {
+            // Marks increase: the last one at or before `at`.
+            Side::Head => self.marks.partition_point(|&(offset, _)| offset <= at),
+            // Marks decrease: the last one at or after `at`.
+            Side::Tail => self.marks.partition_point(|&(offset, _)| offset >= at),
+        };
+        let index = index.saturating_sub(1);
+        let (offset, tokens) = self.marks[index];
+        if offset == at {
+            return (tokens, false);
+        }
+        let stretch = match self.side {
+            Side::Head => &self.text[offset..at],
+            Side::Tail => &self.text[at..offset],
+        };
+        let tokens = tokens.saturating_add(self.counter.count(stretch));
+        (tokens, index == 0)
+    }
+
+    /// Whether a check found, since the last call, that the counter's split points
+    /// do not add up.
+    pub(crate) fn take_lie(&mut self) -> bool {
+        std::mem::take(&mut self.lied)
+    }
+
+    /// Whether the walk still uses the counter's split points.
+    pub(crate) fn uses_split_points(&self) -> bool {
+        self.splits
+    }
+
+    /// Forgets everything recorded and walks without split points from now on:
+    /// every count is then of a whole part from the kept end.
+    pub(crate) fn forget_split_points(&mut self) {
+        self.splits = false;
+        self.marks.truncate(1);
+        self.stopped_at = None;
     }
 
     /// Walks the text from its kept end and stops once `budget` is spent.
+    ///
+    /// For a counter that is not this crate's, a whole text counted in more than
+    /// one piece is counted again whole. When that count differs from the sum and
+    /// is over the budget, the walk starts again without split points.
     pub(crate) fn fit(&mut self, budget: usize) -> Fit {
+        if self.text.is_empty() {
+            return Fit::Whole(self.counter.count(""));
+        }
+        let fit = self.walk(budget);
+        let Fit::Whole(sum) = fit else {
+            return fit;
+        };
+        if self.trusted || self.marks.len() == 1 {
+            return fit;
+        }
+        let whole = self.counter.count(self.text);
+        if whole == sum || whole <= budget {
+            return Fit::Whole(whole);
+        }
+        self.forget_split_points();
+        self.walk(budget)
+    }
+
+    fn walk(&mut self, budget: usize) -> Fit {
         match self.side {
             Side::Head => self.fit_head(budget),
             Side::Tail => self.fit_tail(budget),
@@ -121,10 +200,13 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
         let (mut pos, mut used) = (0, 0);
         let mut pace = Pace::default();
         // The length of a chunk that was over, to retry from the same place with a
-        // shorter one.
+        // shorter one, and how many times that happened.
         let mut over: Option<usize> = None;
+        let mut retries = 0;
+        // Every round either moves `pos` forward or retries with a shorter chunk,
+        // at most `MAX_RETRIES` times in a row.
         while pos < len {
-            let remaining = budget - used;
+            let remaining = budget.saturating_sub(used);
             let step = pace.step(remaining, over);
             let mut end = self.next_chunk_end(pos, step);
             if end - pos > giant(step) {
@@ -145,18 +227,23 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
                 used += tokens;
             } else {
                 let tokens = self.counter.count(&text[pos..end]);
-                if used + tokens > budget {
+                if used.saturating_add(tokens) > budget {
                     let span = end - pos;
-                    if span <= 2 * MIN_STEP || over.is_some_and(|last| span >= last) {
+                    if span <= 2 * MIN_STEP
+                        || over.is_some_and(|last| span >= last)
+                        || retries >= MAX_RETRIES
+                    {
                         return self.refine_head(pos, end, used, budget);
                     }
                     over = Some(span);
+                    retries += 1;
                     continue;
                 }
                 pace.record(end - pos, tokens);
                 used += tokens;
             }
             over = None;
+            retries = 0;
             pos = end;
             if pos < len {
                 self.marks.push((pos, used));
@@ -170,8 +257,9 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
         let (mut pos, mut used) = (text.len(), 0);
         let mut pace = Pace::default();
         let mut over: Option<usize> = None;
+        let mut retries = 0;
         while pos > 0 {
-            let remaining = budget - used;
+            let remaining = budget.saturating_sub(used);
             let step = pace.step(remaining, over);
             let mut start = self.prev_chunk_start(pos, step);
             if pos - start > giant(step) {
@@ -187,18 +275,23 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
                 used += tokens;
             } else {
                 let tokens = self.counter.count(&text[start..pos]);
-                if used + tokens > budget {
+                if used.saturating_add(tokens) > budget {
                     let span = pos - start;
-                    if span <= 2 * MIN_STEP || over.is_some_and(|last| span >= last) {
+                    if span <= 2 * MIN_STEP
+                        || over.is_some_and(|last| span >= last)
+                        || retries >= MAX_RETRIES
+                    {
                         return self.refine_tail(start, pos, used, budget);
                     }
                     over = Some(span);
+                    retries += 1;
                     continue;
                 }
                 pace.record(pos - start, tokens);
                 used += tokens;
             }
             over = None;
+            retries = 0;
             pos = start;
             if pos > 0 {
                 self.marks.push((pos, used));
@@ -215,29 +308,33 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
 
     /// The first split point in `from..to`, asking the counter about that stretch
     /// only (split points are local, see [`TokenCounter::next_split`]). `lower` is
-    /// a char boundary at or before `from` where the stretch may start.
+    /// a char boundary at or before `from` where the stretch may start. An answer
+    /// outside `from..to` or off a char boundary counts as none.
     fn split_in(&self, lower: usize, from: usize, to: usize) -> Option<usize> {
         let to = floor_char_boundary(self.text, to);
-        if from >= to {
+        if from >= to || !self.splits {
             return None;
         }
+        let text = self.text;
         self.counter
-            .next_split(&self.text[lower..to], from - lower)
-            .map(|at| lower + at)
-            .filter(|&at| at >= from && at < to)
+            .next_split(&text[lower..to], from - lower)
+            .and_then(|at| lower.checked_add(at))
+            .filter(|&at| at >= from && at < to && text.is_char_boundary(at))
     }
 
     /// The last split point in `from..before` (exclusive at both ends), asking the
-    /// counter about that stretch only. `from` must be a char boundary.
+    /// counter about that stretch only. `from` must be a char boundary. An answer
+    /// outside the stretch or off a char boundary counts as none.
     fn split_back_in(&self, from: usize, before: usize) -> Option<usize> {
         let before = floor_char_boundary(self.text, before);
-        if before <= from {
+        if before <= from || !self.splits {
             return None;
         }
+        let text = self.text;
         self.counter
-            .prev_split(&self.text[from..before], before - from)
-            .map(|at| from + at)
-            .filter(|&at| at > from && at < before)
+            .prev_split(&text[from..before], before - from)
+            .and_then(|at| from.checked_add(at))
+            .filter(|&at| at > from && at < before && text.is_char_boundary(at))
     }
 
     /// The end of the next chunk: the first split point at or after `pos + step`
@@ -286,8 +383,8 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
         loop {
             let next = self.split_in(pos, pos + 1, end).unwrap_or(end);
             let tokens = self.counter.count(&text[pos..next]);
-            if used + tokens > budget {
-                let (fitted, tokens) = self.search(pos, next, budget - used);
+            if used.saturating_add(tokens) > budget {
+                let (fitted, tokens) = self.search(pos, next, budget.saturating_sub(used));
                 self.stopped_at = Some((fitted, used + tokens));
                 return Fit::Until(fitted);
             }
@@ -308,8 +405,8 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
         loop {
             let next = self.split_back_in(start, pos).unwrap_or(start);
             let tokens = self.counter.count(&text[next..pos]);
-            if used + tokens > budget {
-                let (fitted, tokens) = self.search(next, pos, budget - used);
+            if used.saturating_add(tokens) > budget {
+                let (fitted, tokens) = self.search(next, pos, budget.saturating_sub(used));
                 self.stopped_at = Some((fitted, used + tokens));
                 return Fit::Until(fitted);
             }

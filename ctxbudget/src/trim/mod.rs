@@ -19,7 +19,10 @@
 //! 3. **Verify.** The kept text is counted exactly (from the nearest recorded split
 //!    point, not from the start): byte-pair encodings do not add up over arbitrary
 //!    pieces, so the count is checked, never assumed, and the cut moves back if it
-//!    is over.
+//!    is over. Only this crate's counters are trusted to count from a split point;
+//!    for any other counter, the check counts the whole kept text, and when its
+//!    split points turn out not to add up, the fit starts again without them (see
+//!    [`trim_with`] for what holds for a counter that breaks its contract).
 
 mod boundary;
 mod fit;
@@ -28,8 +31,19 @@ use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
 
-use crate::count::TokenCounter;
+use crate::count::{TokenCounter, exact_count_within};
 use fit::{Fit, Ledger, Side, floor_char_boundary};
+
+/// Rounds in which a cut that is over the budget steps back past one boundary,
+/// before each further round gives up a quarter of what is left. A byte-pair
+/// count needs a second round only rarely; a counter far from monotone then costs
+/// a few dozen rounds at most, however long the text.
+const STEP_BACK_ROUNDS: usize = 8;
+
+/// [`Keep::HeadAndTail`]: rounds in which a joined text over the budget gives the
+/// tail less by the excess, before the tail's budget is bisected. A byte-pair
+/// count needs one.
+const SHRINK_ROUNDS: usize = 8;
 
 /// A kind of place where a text can be cut, strongest first.
 ///
@@ -151,9 +165,9 @@ impl TrimOptions {
     }
 
     /// With `true` (the default) the result always fits: when no word boundary
-    /// fits, the text is cut between graphemes (or characters). With `false`, the
-    /// seed's soft mode, such a text is returned whole, over the budget, and the
-    /// report says so ([`Trimmed::fits`] is `false`).
+    /// fits, the text is cut between graphemes (or characters). With `false` (soft
+    /// mode), such a text is returned whole, over the budget, and the report says
+    /// so ([`Trimmed::fits`] is `false`).
     #[must_use]
     pub fn with_hard_limit(mut self, hard_limit: bool) -> Self {
         self.hard_limit = hard_limit;
@@ -169,9 +183,10 @@ impl TrimOptions {
 
     /// The least share of what fits that a paragraph, line or sentence cut must
     /// keep to be chosen over a weaker boundary nearer the limit. `0.0` always takes
-    /// the strongest boundary that fits (the seed's behaviour, which can waste most
-    /// of the budget); `1.0` takes only a strong boundary that wastes nothing. Values
-    /// outside `0.0..=1.0` are clamped; NaN means the default.
+    /// the strongest boundary that fits (which can waste most of the budget: one
+    /// short paragraph and then a long one keeps only the short one); `1.0` takes
+    /// only a strong boundary that wastes nothing. Values outside `0.0..=1.0` are
+    /// clamped; NaN means the default.
     ///
     /// Whatever the value, a larger budget never keeps less.
     #[must_use]
@@ -184,9 +199,10 @@ impl TrimOptions {
         self
     }
 
-    /// Never cut at `boundary`. Disabling [`Boundary::Line`] gives the seed's
-    /// paragraph, sentence, word order. Grapheme and char cuts cannot be disabled
-    /// (they are the hard limit's last resort); asking to is ignored.
+    /// Never cut at `boundary`. Disabling [`Boundary::Line`] leaves paragraph,
+    /// sentence and word cuts, for prose whose line breaks mean nothing. Grapheme
+    /// and char cuts cannot be disabled (they are the hard limit's last resort);
+    /// asking to is ignored.
     #[must_use]
     pub fn without(mut self, boundary: Boundary) -> Self {
         if boundary < Boundary::Grapheme && !self.disabled.contains(&boundary) {
@@ -242,8 +258,10 @@ pub struct Trimmed<'a> {
     /// [`Keep::HeadAndTail`] only: the kept end of the input, when something of it
     /// was kept.
     pub tail: Option<&'a str>,
-    /// The exact token count of the result, measured with the counter that trimmed
-    /// it: of `kept`, or of [`text`](Self::text) in head-and-tail mode.
+    /// The token count of the result, measured with the counter that trimmed it:
+    /// `counter.count(&result.text())`, that is of `kept`, or in head-and-tail mode
+    /// of `kept`, the marker and `tail` joined. This holds for any counter (see
+    /// [`trim_with`]).
     pub tokens: usize,
     /// The boundary the cut used (the weaker of the two in head-and-tail mode), or
     /// `None` when nothing was cut.
@@ -267,7 +285,8 @@ impl<'a> Trimmed<'a> {
         }
     }
 
-    /// Whether the result fits its budget (always, except in soft mode).
+    /// Whether the result fits its budget: always with a hard limit, unless nothing
+    /// is kept and the counter charges more than the budget for `""`.
     pub fn fits(&self) -> bool {
         self.tokens <= self.budget
     }
@@ -287,13 +306,12 @@ impl<'a> Trimmed<'a> {
 /// Cuts `text` down to at most `budget` tokens of `counter`, keeping its beginning
 /// and ending at the strongest boundary that does not waste the budget.
 ///
-/// The port of seed 000's `trim_to_budget`, better behaved: the text comes back
-/// unchanged when it fits and as `""` for a budget of 0; otherwise the result is a
-/// prefix of `text` (never rewritten), without trailing whitespace, cut at a
-/// paragraph, line, sentence or word boundary, and as a last resort between
-/// graphemes; its count is at most `budget`, checked with `counter`. The cost
-/// follows the length of the result, not of `text`. For the other modes and the
-/// full report, see [`trim_with`].
+/// The text comes back unchanged when it fits and as `""` for a budget of 0;
+/// otherwise the result is a prefix of `text` (never rewritten), without trailing
+/// whitespace, cut at a paragraph, line, sentence or word boundary, and as a last
+/// resort between graphemes; its count is at most `budget`, checked with
+/// `counter`. The cost follows the length of the result, not of `text`. For the
+/// other modes and the full report, see [`trim_with`].
 ///
 /// ```
 /// use ctxbudget::{CharEstimate, trim_to_budget};
@@ -326,6 +344,27 @@ where
 ///   grapheme is over the budget ([`Boundary::Char`]);
 /// - trimming the result again to the same budget changes nothing, and a larger
 ///   budget never keeps less.
+///
+/// # Counters that break their contract
+///
+/// A counter of your own may answer anything: split points out of range, off a
+/// char boundary, behind the offset asked about or where counts do not add up,
+/// counts that are not additive, not monotone or `usize::MAX`. Whatever it
+/// answers (as long as it gives the same text the same count):
+/// - `trim_with` does not panic, and every loop in it has a bound that does not
+///   depend on the answers: the number of counts is at most proportional to the
+///   length of `text`;
+/// - `kept` is a prefix ([`Keep::Head`], [`Keep::HeadAndTail`]) or a suffix
+///   ([`Keep::Tail`]) of `text`, and `tail` a suffix after it, on char boundaries;
+/// - `result.tokens == counter.count(&result.text())`: the counter's own count,
+///   never a sum of counts that was assumed to add up;
+/// - with a hard limit, `result.tokens <= budget` whenever something is kept (and
+///   so always when the counter counts `""` as 0).
+///
+/// What may not hold for such a counter: the result may be shorter than the
+/// longest one that fits (a counter that is not monotone can make every longer
+/// cut look over), trimming it again may cut more, and a larger budget may keep
+/// less.
 ///
 /// ```
 /// use ctxbudget::{trim::Boundary, Keep, TrimOptions, trim_with};
@@ -378,7 +417,7 @@ where
     C: TokenCounter + ?Sized,
 {
     if budget == 0 && !text.is_empty() {
-        return nothing_kept(text, side, budget);
+        return nothing_kept(text, counter, side, budget);
     }
     let mut ledger = Ledger::new(text, counter, side);
     let mut limit = match ledger.fit(budget) {
@@ -391,21 +430,40 @@ where
         Side::Tail => len - limit,
     };
     // Byte-pair counts do not always shrink with the text: verify the chosen cut,
-    // and when it is over, look again before it. Each round moves the limit back
-    // by at least one character, and it almost never takes a second round.
+    // and when it is over, look again before it. Each round keeps less than the
+    // one before, and a quarter less or more after `STEP_BACK_ROUNDS`. The one
+    // exception is the round after a check finds that the split points do not add
+    // up: the fit starts again without them, once. A byte-pair count almost never
+    // takes a second round.
+    let mut rounds = 0;
     loop {
         let Some((cut, boundary)) = choose_cut(text, side, limit, options) else {
             if !options.hard_limit {
-                // The seed's soft mode: no word boundary fits, keep the whole text.
+                // Soft mode: no word boundary fits, keep the whole text.
                 return unchanged(text, counter.count(text), budget);
             }
-            return nothing_kept(text, side, budget);
+            return nothing_kept(text, counter, side, budget);
         };
         let tokens = ledger.count_kept(cut);
         if tokens <= budget {
             return kept_part(text, side, cut, tokens, boundary, budget);
         }
-        let shorter = kept_len(cut).saturating_sub(1);
+        if ledger.take_lie() && ledger.uses_split_points() {
+            // The pieces' counts did not add up to the count of the kept part.
+            ledger.forget_split_points();
+            limit = match ledger.fit(budget) {
+                Fit::Whole(tokens) => return unchanged(text, tokens, budget),
+                Fit::Until(limit) => limit,
+            };
+            continue;
+        }
+        rounds += 1;
+        let kept = kept_len(cut);
+        let shorter = if rounds <= STEP_BACK_ROUNDS {
+            kept.saturating_sub(1)
+        } else {
+            (kept - kept / 4).saturating_sub(1)
+        };
         limit = match side {
             Side::Head => floor_char_boundary(text, shorter),
             Side::Tail => fit::ceil_char_boundary(text, len - shorter),
@@ -414,7 +472,10 @@ where
 }
 
 /// Not even the first grapheme (or word, in soft mode) fits.
-fn nothing_kept(text: &str, side: Side, budget: usize) -> Trimmed<'_> {
+fn nothing_kept<'a, C>(text: &'a str, counter: &C, side: Side, budget: usize) -> Trimmed<'a>
+where
+    C: TokenCounter + ?Sized,
+{
     let at = match side {
         Side::Head => 0,
         Side::Tail => text.len(),
@@ -423,7 +484,8 @@ fn nothing_kept(text: &str, side: Side, budget: usize) -> Trimmed<'_> {
         kept: &text[at..at],
         kept_range: at..at,
         tail: None,
-        tokens: 0,
+        // 0 for any sensible counter, but the report is the counter's own count.
+        tokens: counter.count(""),
         boundary: None,
         cut: true,
         budget,
@@ -502,7 +564,7 @@ fn trim_both<'a, C>(text: &'a str, budget: usize, counter: &C, options: &TrimOpt
 where
     C: TokenCounter + ?Sized,
 {
-    if let Some(tokens) = counter.count_within(text, budget) {
+    if let Some(tokens) = exact_count_within(counter, text, budget) {
         return unchanged(text, tokens, budget);
     }
     let elision = options.elision.clone();
@@ -518,38 +580,56 @@ where
         return unchanged(text, head.tokens, budget);
     }
     let rest = &text[head.kept_range.end..];
-    let mut tail_budget = parts - head.tokens;
-    loop {
-        let tail = trim_side(
-            rest,
-            tail_budget,
-            counter,
-            &head_options.clone().keep(Keep::Tail),
-            Side::Tail,
-        );
-        let tail_text = (!tail.kept.is_empty()).then_some(tail.kept);
+    let tail_options = options.clone().keep(Keep::Tail);
+    // The head, the marker and as much of the end as `tail_budget` allows. The
+    // pieces were counted apart; the joined text is what the model sees.
+    let join = |tail_budget: usize| {
+        let tail = trim_side(rest, tail_budget, counter, &tail_options, Side::Tail);
         let mut result = Trimmed {
             kept: head.kept,
             kept_range: head.kept_range.clone(),
-            tail: tail_text,
+            tail: (!tail.kept.is_empty()).then_some(tail.kept),
             tokens: 0,
             boundary: head.boundary.max(tail.boundary),
             cut: true,
             budget,
             elision: Some(elision.clone()),
         };
-        // The pieces were counted apart; the joined text is what the model sees.
         result.tokens = counter.count(&result.text());
-        if result.tokens <= budget || tail_budget == 0 {
-            if result.tokens > budget {
-                // Only the marker and the head are left, and they are over: drop
-                // the tail marker cost by keeping the head alone.
-                return trim_side(text, budget, counter, &head_options, Side::Head);
-            }
+        result
+    };
+    // Only the marker and the head are left, and they are over: drop the marker's
+    // cost by keeping the head alone.
+    let head_alone = || trim_side(text, budget, counter, &head_options, Side::Head);
+
+    // When the joined text is over, give the tail less by the excess.
+    let mut tail_budget = parts.saturating_sub(head.tokens);
+    for _ in 0..SHRINK_ROUNDS {
+        let result = join(tail_budget);
+        if result.tokens <= budget {
             return result;
+        }
+        if tail_budget == 0 {
+            return head_alone();
         }
         tail_budget = tail_budget.saturating_sub(result.tokens - budget);
     }
+    // A count far from additive: bisect the tail's budget between nothing and
+    // the one reached so far, in at most 65 rounds, and keep the largest that
+    // fits (`high` is the least budget known to be too much).
+    let (mut low, mut high) = (0, tail_budget.saturating_add(1));
+    let mut best = None;
+    while low < high {
+        let middle = low + (high - low) / 2;
+        let result = join(middle);
+        if result.tokens <= budget {
+            best = Some(result);
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    best.unwrap_or_else(head_alone)
 }
 
 #[cfg(test)]
@@ -585,8 +665,8 @@ mod tests {
     fn min_fill_trades_strength_for_budget() {
         let text =
             "Short one.\n\nA much longer paragraph follows here and it goes on and on for a while";
-        let seed_like = TrimOptions::new().with_min_fill(0.0);
-        let result = trim_with(text, 15, &CharEstimate, &seed_like);
+        let strongest_first = TrimOptions::new().with_min_fill(0.0);
+        let result = trim_with(text, 15, &CharEstimate, &strongest_first);
         assert_eq!(result.kept, "Short one.");
         assert_eq!(result.boundary, Some(Boundary::Paragraph));
         let result = trim_with(text, 15, &CharEstimate, &TrimOptions::new());
