@@ -1,8 +1,9 @@
 //! Assemble an agent's context from real text: a system prompt and a user message
 //! that must never be cut, a Markdown guide disclosed at a section boundary, a chat
 //! history with tool calls, source code cut in the middle, recalled memory, and
-//! retrieval chunks that grow into whatever the other layers leave unused. Prints
-//! what each layer kept, dropped or cut, and the telemetry JSON.
+//! retrieval chunks. The history and the retrieval are both marked `grow`: they share
+//! whatever the other layers leave unused, so neither is cut while tokens stay
+//! unused. Prints what each layer kept, dropped or cut, and the telemetry JSON.
 //!
 //! Run: `cargo run --example agent_context` (no arguments, no network: the texts
 //! are the fixtures shipped in `tests/fixtures/`, counted with tiktoken's
@@ -22,7 +23,9 @@ struct AgentContext {
     #[budget(tokens = 1024, policy = disclose, recovery = "read docs/GUIDE.md")]
     guide: String,
     /// The conversation so far: the latest messages, tool calls kept with results.
-    #[budget(tokens = 1536)]
+    /// Grows, sharing what is left with the retrieval: a layer not marked `grow`
+    /// never gets more than its reservation, however much the others leave.
+    #[budget(tokens = 1536, grow)]
     history: Vec<Message>,
     /// The file being edited: its beginning and end.
     #[budget(tokens = 768, policy = head_and_tail)]
@@ -30,7 +33,8 @@ struct AgentContext {
     /// Recalled notes: the beginning.
     #[budget(tokens = 512)]
     memory: String,
-    /// Retrieved passages, best score first: grows into every token the others leave.
+    /// Retrieved passages, best score first: grows, sharing what is left with the
+    /// history.
     #[budget(tokens = 1024, grow)]
     retrieval: RankedChunks,
     /// The user's message: never cut.
@@ -110,6 +114,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         } else {
             format!("policy {}", layer.policy)
         };
+        // Units: messages for the history, whole chunks for retrieval, lines for the
+        // disclosed guide, bytes for plain text.
         let what = if fitted.cut() {
             format!(
                 "kept {} of {} {}, {} dropped ({how})",

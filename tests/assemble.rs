@@ -428,9 +428,11 @@ proptest! {
                 prop_assert_eq!(budget, 256);
                 prop_assert_eq!(over, tokens - 256);
             }
-            Err(AssembleError::Layer { layer, source: FitError::Chat(_), .. }) => {
+            Err(AssembleError::PinnedOverBudget { layer, tokens, budget, over, .. }) => {
                 // The latest user message alone is over the history's grant.
                 prop_assert_eq!(layer, "history");
+                prop_assert_eq!(budget, 512);
+                prop_assert_eq!(over, tokens - budget);
             }
             Err(other) => prop_assert!(false, "unexpected error {other}"),
         }
@@ -485,7 +487,7 @@ proptest! {
     }
 }
 
-/// The seed's user layer "may consume any remaining headroom": never cut, but allowed
+/// A user layer that "may consume any remaining headroom": never cut, but allowed
 /// past its reservation when the other layers leave room.
 #[derive(ContextLayers)]
 #[context(total = 100, output = 20)]

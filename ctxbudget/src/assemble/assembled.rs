@@ -3,22 +3,32 @@
 
 use super::policy::{FittedLayer, LayerPolicy};
 
-/// One layer of an [`Assembled`] prompt.
+/// One layer of an [`Assembled`] prompt: what it reserved, what it was granted, and
+/// what of its content was kept.
+///
+/// - [`reservation`](Self::reservation): the layer's `#[budget(tokens = N)]`.
+/// - [`granted`](Self::granted): the budget its content was fitted to.
+/// - [`tokens()`](Self::tokens): what its text costs, never more than `granted`.
+/// - `fitted.kept` of `fitted.total` units (`fitted.unit`: messages, whole chunks,
+///   whole texts, lines or bytes) made it into the prompt; the rest,
+///   `total - kept`, was dropped. [`cut()`](Self::cut) says whether anything was.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct AssembledLayer<'a> {
     /// The layer's name.
     pub name: &'static str,
-    /// Its reservation.
+    /// Its reservation: the tokens set aside for it, `#[budget(tokens = N)]`.
     pub reservation: usize,
-    /// What it was allowed to use: its reservation, more for a growing layer, less
-    /// when the separators or a join forced a cut.
+    /// The budget its content was fitted to: its reservation, more for a growing
+    /// layer, less when the separators or a join forced a cut. A layer that came
+    /// out whole may have used less and passed the rest on to growing layers, so
+    /// the grants of all layers can add up to more than the limit.
     pub granted: usize,
     /// How it was cut.
     pub policy: LayerPolicy,
     /// Its growth priority, when it grows.
     pub grow: Option<u32>,
-    /// The fitted content.
+    /// The fitted content: its text, tokens, and the units kept of the total.
     pub fitted: FittedLayer<'a>,
 }
 
@@ -33,7 +43,7 @@ impl AssembledLayer<'_> {
         self.fitted.tokens
     }
 
-    /// Whether some of its content was left out.
+    /// Whether some of its content was left out (`fitted.kept < fitted.total`).
     pub fn cut(&self) -> bool {
         self.fitted.cut()
     }
@@ -41,6 +51,15 @@ impl AssembledLayer<'_> {
 
 /// A prompt assembled from a context's layers: the fitted layers, the prompt, its
 /// exact token count and the usage tracker `U` with every layer's spend recorded.
+///
+/// - [`limit`](Self::limit): `total - output`, what the prompt may use.
+/// - [`tokens`](Self::tokens): the exact count of the prompt, separators included.
+/// - [`unused()`](Self::unused): `limit - tokens`, the tokens of the limit the prompt
+///   does not use (the output reservation is not in it). See the [module
+///   docs](super#when-tokens-are-left-unused) for when a cut layer can leave tokens
+///   unused: a layer not marked `grow` never gets more than its reservation.
+/// - The usage's `remaining()`: `total` less what the layers spent, so it includes
+///   the output reservation and the separators.
 ///
 /// For a derived context `Name`, `U` is the generated `NameUsage`. A growing layer
 /// may have spent more than its reservation: the telemetry then shows `spent` over
@@ -72,7 +91,9 @@ impl<'a, U> Assembled<'a, U> {
         self.layers.iter().find(|l| l.name == name)
     }
 
-    /// Tokens of the limit the prompt left unused.
+    /// Tokens of the limit the prompt left unused: `limit - tokens`. The output
+    /// reservation is not counted; nor are the tokens a layer was granted but did
+    /// not use, unless no other layer used them either.
     pub fn unused(&self) -> usize {
         self.limit.saturating_sub(self.tokens)
     }

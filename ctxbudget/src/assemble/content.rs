@@ -2,9 +2,14 @@
 //! functions it is made of ([`fit_text`], [`fit_chat`], [`fit_ranked`]).
 
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashMap;
 
+use super::engine::ROUNDS;
 use super::policy::{FitError, FittedLayer, LayerPolicy};
-use crate::chat::{ChatFormat, ChatMessage, ChatStrategy, ChatTrimError, ChatTrimmer};
+use crate::chat::{
+    ChatFormat, ChatMessage, ChatStrategy, ChatTrimError, ChatTrimmer, DropReason, Role,
+};
 use crate::count::TokenCounter;
 use crate::disclosure::{DisclosureError, disclose_within};
 use crate::select::{RankedChunk, RankedChunks, RankedText, SelectOptions, select};
@@ -207,13 +212,21 @@ pub fn render_chat<'m, M: ChatMessage + 'm>(messages: impl IntoIterator<Item = &
 /// [`render_chat`]: [`ChatTrimmer`] drops whole messages (never a tool call without
 /// its results, never the system messages or the latest user message), the latest
 /// kept for [`LayerPolicy::Tail`] and every policy but `Head`, which keeps the
-/// earliest. The rendered text is counted and, when over, trimmed again to less.
-/// [`LayerPolicy::Never`] keeps every message or fails.
+/// earliest. [`LayerPolicy::Never`] keeps every message or fails.
+///
+/// The trimmer estimates each message's cost; the rendered text is counted exactly
+/// and, when over, trimmed again to less, a few times at most. When that does not
+/// fit, the history is cut to its pinned messages — the system messages and the
+/// latest user message — which are never dropped: if even they are over `budget`,
+/// that is an error carrying their exact count.
+///
+/// The report counts messages: `kept` of `total` `"messages"`.
 ///
 /// # Errors
 ///
 /// [`FitError::NeverCut`] for [`LayerPolicy::Never`] and a history over `budget`;
-/// [`FitError::Chat`] when the messages that must stay do not fit.
+/// [`FitError::Chat`] ([`ChatTrimError::OverBudget`], with the rendered count of the
+/// pinned messages) when the messages that must stay do not fit.
 ///
 /// ```
 /// use ctxbudget::{CharEstimate, assemble::LayerPolicy, Message, assemble::fit_chat};
@@ -225,6 +238,13 @@ pub fn render_chat<'m, M: ChatMessage + 'm>(messages: impl IntoIterator<Item = &
 /// assert!(out.tokens <= 30 && out.cut());
 /// assert!(out.text.ends_with("assistant: answer 19"));
 /// assert_eq!(out.unit, "messages");
+///
+/// // The latest user message is pinned: over the budget, it is an error.
+/// let err = fit_chat(&chat, 3, &CharEstimate, &LayerPolicy::Tail).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "system messages and the latest user message need 5 tokens but the budget is 3 (2 over)"
+/// );
 /// # Ok::<(), ctxbudget::assemble::FitError>(())
 /// ```
 pub fn fit_chat<'a, M: ChatMessage>(
@@ -234,12 +254,13 @@ pub fn fit_chat<'a, M: ChatMessage>(
     policy: &LayerPolicy,
 ) -> Result<FittedLayer<'a>, FitError> {
     let total = history.len();
+    let fitted = |text: String, tokens: usize, kept: usize| {
+        FittedLayer::whole(text, tokens).with_kept(kept, total, "messages")
+    };
     if matches!(policy, LayerPolicy::Never) {
         let text = render_chat(history);
         return match counter.count_within(&text, budget) {
-            Some(tokens) => {
-                Ok(FittedLayer::whole(text, tokens).with_kept(total, total, "messages"))
-            }
+            Some(tokens) => Ok(fitted(text, tokens, total)),
             None => Err(FitError::never_cut(counter.count(&text), budget)),
         };
     }
@@ -251,29 +272,117 @@ pub fn fit_chat<'a, M: ChatMessage>(
     // `role: ` and the line break cost about two tokens a message beyond the role and
     // the content; the rendered text is counted exactly below.
     let format = ChatFormat::content_only().with_tokens_per_message(2);
-    let mut limit = budget;
-    loop {
-        let trimmed = ChatTrimmer::new(counter, limit)
+    let memo = Memo::new(counter);
+    let trim = |limit: usize| {
+        ChatTrimmer::new(&memo as &dyn TokenCounter, limit)
             .with_format(format)
             .with_strategy(strategy)
-            .trim(history)?;
+            .trim(history)
+    };
+    // The estimate is a little off either way: search the trimmer's limit for the
+    // most messages whose rendered text fits, between the largest limit that fitted
+    // and the smallest that did not.
+    let mut best: Option<FittedLayer<'a>> = None;
+    let (mut fitted_at, mut over_at): (Option<usize>, Option<usize>) = (None, None);
+    let mut limit = budget;
+    for _ in 0..ROUNDS {
+        let Ok(trimmed) = trim(limit) else {
+            // By the estimate, what must stay is over `limit`.
+            break;
+        };
         let text = render_chat(trimmed.messages());
-        let kept = trimmed.elements().len();
-        if let Some(tokens) = counter.count_within(&text, budget) {
-            return Ok(FittedLayer::whole(text, tokens).with_kept(kept, total, "messages"));
-        }
-        let over = counter.count(&text).saturating_sub(budget).max(1);
-        if limit == 0 {
-            // Nothing can be dropped any more: what must stay is over the budget.
-            let needed = counter.count(&text);
-            return Err(ChatTrimError::OverBudget {
-                needed,
-                budget,
-                over: needed.saturating_sub(budget),
+        let next = if let Some(tokens) = counter.count_within(&text, budget) {
+            let slack = budget - tokens;
+            let complete = trimmed
+                .dropped()
+                .iter()
+                .all(|d| d.reason != DropReason::OverBudget);
+            best = Some(fitted(text, tokens, trimmed.elements().len()));
+            if complete || slack == 0 {
+                break;
             }
-            .into());
+            fitted_at = Some(limit);
+            // The estimate left `slack` unused: ask for that much more.
+            limit.saturating_add(slack)
+        } else {
+            over_at = Some(limit);
+            // Ask for at least the excess less than what was kept, by the estimate.
+            let over = counter.count(&text).saturating_sub(budget).max(1);
+            trimmed.tokens().min(limit).saturating_sub(over)
+        };
+        let low = fitted_at.map_or(0, |f| f.saturating_add(1));
+        let high = over_at.map_or(usize::MAX, |o| o.saturating_sub(1));
+        if low > high {
+            break;
         }
-        limit = limit.saturating_sub(over);
+        let next = next.clamp(low, high);
+        if next == limit {
+            break;
+        }
+        limit = next;
+    }
+    if let Some(best) = best {
+        return Ok(best);
+    }
+    // The messages that are never dropped, alone.
+    let latest_user = history.iter().rposition(|m| m.role() == Role::User);
+    let pinned: Vec<&M> = history
+        .iter()
+        .enumerate()
+        .filter(|&(seq, m)| m.role() == Role::System || Some(seq) == latest_user)
+        .map(|(_, m)| m)
+        .collect();
+    let text = render_chat(pinned.iter().copied());
+    if let Some(tokens) = counter.count_within(&text, budget) {
+        return Ok(fitted(text, tokens, pinned.len()));
+    }
+    let needed = counter.count(&text);
+    Err(ChatTrimError::OverBudget {
+        needed,
+        budget,
+        over: needed.saturating_sub(budget),
+    }
+    .into())
+}
+
+/// Counts each text once, however often [`ChatTrimmer`] asks: it counts every
+/// message again on each of [`fit_chat`]'s refits.
+///
+/// Texts are told apart by address and length, which is sound while the history they
+/// are borrowed from is: [`fit_chat`] holds it for as long as the memo lives.
+struct Memo<'c> {
+    counter: &'c dyn TokenCounter,
+    seen: RefCell<HashMap<(usize, usize), usize>>,
+}
+
+impl<'c> Memo<'c> {
+    fn new(counter: &'c dyn TokenCounter) -> Self {
+        Memo {
+            counter,
+            seen: RefCell::new(HashMap::new()),
+        }
+    }
+}
+
+impl TokenCounter for Memo<'_> {
+    fn count(&self, text: &str) -> usize {
+        let key = (text.as_ptr() as usize, text.len());
+        if let Some(&tokens) = self.seen.borrow().get(&key) {
+            return tokens;
+        }
+        let tokens = self.counter.count(text);
+        self.seen.borrow_mut().insert(key, tokens);
+        tokens
+    }
+}
+
+/// A counter that charges nothing: [`select`] with it keeps every chunk it would ever
+/// choose, whole, in its order, without counting any.
+struct Free;
+
+impl TokenCounter for Free {
+    fn count(&self, _: &str) -> usize {
+        0
     }
 }
 
@@ -282,12 +391,14 @@ pub fn fit_chat<'a, M: ChatMessage>(
 /// fill the rest, joined by blank lines. Head, tail and the other cutting policies
 /// all select by score; [`LayerPolicy::Never`] requires every chunk, whole.
 ///
-/// The report counts whole chunks: `kept` of `total` `"whole chunks"` (a cut chunk
-/// is not counted as kept).
+/// Blank chunks (empty or only whitespace) are never sent, so they are not counted:
+/// the report is `kept` of `total` `"whole chunks"`, where `total` is the number of
+/// chunks that are not blank and a cut chunk is not counted as kept.
 ///
 /// # Errors
 ///
-/// [`FitError::NeverCut`] for [`LayerPolicy::Never`] when the chunks do not all fit.
+/// [`FitError::NeverCut`] for [`LayerPolicy::Never`] when the chunks, all whole,
+/// are over `budget`, with the exact count of their joined text.
 ///
 /// ```
 /// use ctxbudget::{CharEstimate, assemble::LayerPolicy, select::RankedChunks, assemble::fit_ranked};
@@ -295,12 +406,18 @@ pub fn fit_chat<'a, M: ChatMessage>(
 /// let chunks: RankedChunks = [
 ///     ("Treaties may reduce withholding.", 0.65),
 ///     ("Form 8843 is filed by all nonresident aliens.", 0.91),
+///     ("   ", 0.99),
 /// ]
 /// .into_iter()
 /// .collect();
 /// let out = fit_ranked(chunks.as_slice(), 12, &CharEstimate, &LayerPolicy::Head)?;
 /// assert_eq!(out.text, "Form 8843 is filed by all nonresident aliens.");
 /// assert_eq!((out.kept, out.total), (1, 2));
+///
+/// // The blank chunk is neither sent nor counted: both others fit whole in 20.
+/// let all = fit_ranked(chunks.as_slice(), 20, &CharEstimate, &LayerPolicy::Never)?;
+/// assert_eq!((all.kept, all.total, all.tokens), (2, 2, 20));
+/// assert!(fit_ranked(chunks.as_slice(), 19, &CharEstimate, &LayerPolicy::Never).is_err());
 /// # Ok::<(), ctxbudget::assemble::FitError>(())
 /// ```
 pub fn fit_ranked<'a, R: RankedText>(
@@ -310,16 +427,27 @@ pub fn fit_ranked<'a, R: RankedText>(
     policy: &LayerPolicy,
 ) -> Result<FittedLayer<'a>, FitError> {
     let options = SelectOptions::new();
-    let selection = select(chunks, budget, counter, &options);
-    let stats = selection.stats();
-    if matches!(policy, LayerPolicy::Never) && (stats.dropped > 0 || stats.cut > 0) {
-        let all = select(chunks, usize::MAX, counter, &options);
-        return Err(FitError::never_cut(all.tokens.max(budget + 1), budget));
+    let given = chunks
+        .iter()
+        .filter(|c| !c.text().trim().is_empty())
+        .count();
+    if matches!(policy, LayerPolicy::Never) {
+        // Every chunk that is not blank, whole, in the order `select` joins them;
+        // the joined text is counted once.
+        let text = select(chunks, usize::MAX, &Free, &options).text();
+        return match counter.count_within(&text, budget) {
+            Some(tokens) => {
+                Ok(FittedLayer::whole(text, tokens).with_kept(given, given, "whole chunks"))
+            }
+            None => Err(FitError::never_cut(counter.count(&text), budget)),
+        };
     }
+    let selection = select(chunks, budget, counter, &options);
+    let whole = selection.chunks.iter().filter(|c| !c.is_cut()).count();
     Ok(
         FittedLayer::whole(selection.text(), selection.tokens).with_kept(
-            stats.used.saturating_sub(stats.cut),
-            stats.given,
+            whole,
+            given,
             "whole chunks",
         ),
     )

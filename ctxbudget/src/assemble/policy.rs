@@ -45,8 +45,8 @@ pub enum LayerPolicy {
         /// What the reader can do to see the full text, such as `read AGENTS.md`.
         recovery: Cow<'static, str>,
     },
-    /// Never cut: a layer over its budget is an error naming it and the excess (the
-    /// seed's system and user layers).
+    /// Never cut: a layer over its budget is an error naming it and the excess. For
+    /// a system prompt or the user's message, where a cut would change the meaning.
     Never,
 }
 
@@ -84,8 +84,12 @@ impl fmt::Display for LayerPolicy {
 
 /// One layer's content fitted to its budget: the text to send and what it costs.
 ///
-/// `kept` of `total` units (`unit`: bytes, lines, messages, texts, chunks) say how
-/// much of the content survived; the layer was cut when `kept < total`.
+/// `kept` of `total` units say how much of the content made it into the text; the
+/// other `total - kept` were dropped, and the layer was cut when `kept < total`. The
+/// unit (`unit`, in the plural) is the content's own: `"messages"` for a chat history,
+/// `"whole chunks"` for ranked chunks (blank chunks are not counted, a cut chunk is
+/// not kept), `"whole texts"` or `"texts"` for a list of texts, `"lines"` for a
+/// disclosed text, `"bytes"` for text otherwise.
 ///
 /// ```
 /// use ctxbudget::assemble::FittedLayer;
@@ -260,6 +264,36 @@ pub enum AssembleError {
         reservation: usize,
         /// `tokens - budget`.
         over: usize,
+    },
+    /// A chat history whose pinned messages — its system messages and its latest
+    /// user message, which are never dropped — are over what the layer may use.
+    ///
+    /// The layer is not left empty instead: without its instructions or the
+    /// question being asked, the rest of the history is of little use to the model.
+    #[error(
+        "layer `{layer}` must keep its system messages and latest user message, which \
+         need {tokens} tokens, but {}; {}",
+        given(*budget, *reservation, *over),
+        if *grows {
+            "raise its reservation, or shorten the system messages or the latest user message"
+        } else {
+            "raise its reservation, mark it `grow` to let it use what other layers leave, \
+             or shorten the system messages or the latest user message"
+        }
+    )]
+    PinnedOverBudget {
+        /// The layer's name.
+        layer: String,
+        /// What its pinned messages cost, rendered as the layer renders them.
+        tokens: usize,
+        /// What it was given: its reservation, or more for a growing layer.
+        budget: usize,
+        /// Its reservation.
+        reservation: usize,
+        /// `tokens - budget`.
+        over: usize,
+        /// Whether the layer is marked `grow`.
+        grows: bool,
     },
     /// A layer's content could not be fitted for another reason.
     #[error("layer `{layer}` could not be fitted to {budget} tokens: {source}")]
