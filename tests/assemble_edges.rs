@@ -134,7 +134,8 @@ fn pinned_messages_that_fit_exactly_are_kept_though_the_estimate_is_over() {
     let err = fit_chat(&history, 6, &words, &LayerPolicy::Tail).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "system messages and the latest user message need 7 tokens but the budget is 6 (1 over)"
+        "the system messages and the latest user message need 7 tokens but may use 6 (1 over); \
+         give the layer at least 7 tokens or shorten those messages"
     );
 }
 

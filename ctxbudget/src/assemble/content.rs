@@ -225,8 +225,8 @@ pub fn render_chat<'m, M: ChatMessage + 'm>(messages: impl IntoIterator<Item = &
 /// # Errors
 ///
 /// [`FitError::NeverCut`] for [`LayerPolicy::Never`] and a history over `budget`;
-/// [`FitError::Chat`] ([`ChatTrimError::OverBudget`], with the rendered count of the
-/// pinned messages) when the messages that must stay do not fit.
+/// [`FitError::PinnedMessages`] (with the rendered count of the pinned messages) when
+/// the messages that must stay do not fit.
 ///
 /// ```
 /// use ctxbudget::{CharEstimate, assemble::LayerPolicy, Message, assemble::fit_chat};
@@ -243,7 +243,8 @@ pub fn render_chat<'m, M: ChatMessage + 'm>(messages: impl IntoIterator<Item = &
 /// let err = fit_chat(&chat, 3, &CharEstimate, &LayerPolicy::Tail).unwrap_err();
 /// assert_eq!(
 ///     err.to_string(),
-///     "system messages and the latest user message need 5 tokens but the budget is 3 (2 over)"
+///     "the system messages and the latest user message need 5 tokens but may use 3 \
+///      (2 over); give the layer at least 5 tokens or shorten those messages"
 /// );
 /// # Ok::<(), ctxbudget::assemble::FitError>(())
 /// ```
@@ -336,13 +337,12 @@ pub fn fit_chat<'a, M: ChatMessage>(
     if let Some(tokens) = counter.count_within(&text, budget) {
         return Ok(fitted(text, tokens, pinned.len()));
     }
-    let needed = counter.count(&text);
-    Err(ChatTrimError::OverBudget {
-        needed,
+    let tokens = counter.count(&text);
+    Err(FitError::PinnedMessages {
+        tokens,
         budget,
-        over: needed.saturating_sub(budget),
-    }
-    .into())
+        over: tokens.saturating_sub(budget),
+    })
 }
 
 /// Counts each text once, however often [`ChatTrimmer`] asks: it counts every

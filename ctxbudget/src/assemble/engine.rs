@@ -435,13 +435,14 @@ impl<'a, 'e> Engine<'a, 'e> {
                 reservation,
                 over: tokens.saturating_sub(budget),
             },
-            FitError::Chat(ChatTrimError::OverBudget { needed, .. }) => {
+            FitError::PinnedMessages { tokens, .. }
+            | FitError::Chat(ChatTrimError::OverBudget { needed: tokens, .. }) => {
                 AssembleError::PinnedOverBudget {
                     layer,
-                    tokens: needed,
+                    tokens,
                     budget,
                     reservation,
-                    over: needed.saturating_sub(budget),
+                    over: tokens.saturating_sub(budget),
                     grows: slot.grow.is_some(),
                 }
             }

@@ -192,8 +192,21 @@ pub enum FitError {
         /// `tokens - budget`.
         over: usize,
     },
-    /// A chat history whose system messages and latest user message alone are over
-    /// the budget.
+    /// A chat history whose pinned messages (its system messages and its latest user
+    /// message, which [`fit_chat`](super::fit_chat) never drops) alone are over the
+    /// budget.
+    #[error(
+        "the system messages and the latest user message need {tokens} tokens but may use {budget} ({over} over); give the layer at least {tokens} tokens or shorten those messages"
+    )]
+    PinnedMessages {
+        /// What the pinned messages cost, rendered as the layer renders them.
+        tokens: usize,
+        /// The budget the history was given.
+        budget: usize,
+        /// `tokens - budget`.
+        over: usize,
+    },
+    /// A chat history that the [`ChatTrimmer`](crate::chat::ChatTrimmer) refused.
     #[error(transparent)]
     Chat(#[from] ChatTrimError),
     /// A disclosure that cannot be written (a blank recovery action).

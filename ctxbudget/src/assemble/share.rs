@@ -83,10 +83,15 @@ impl State<'_> {
 
 /// The error of a fit that more tokens cannot mend: any but content that may not be
 /// cut ([`FitError::NeverCut`]) or a chat history whose pinned messages are over
-/// ([`FitError::Chat`]).
+/// ([`FitError::PinnedMessages`], [`FitError::Chat`]).
 fn final_error(fitted: &Result<FittedLayer<'_>, FitError>) -> Result<(), FitError> {
     match fitted {
-        Err(error) if !matches!(error, FitError::NeverCut { .. } | FitError::Chat(_)) => {
+        Err(error)
+            if !matches!(
+                error,
+                FitError::NeverCut { .. } | FitError::PinnedMessages { .. } | FitError::Chat(_)
+            ) =>
+        {
             Err(error.clone())
         }
         _ => Ok(()),
