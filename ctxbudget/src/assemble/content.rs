@@ -7,9 +7,7 @@ use std::collections::HashMap;
 
 use super::engine::ROUNDS;
 use super::policy::{FitError, FittedLayer, LayerPolicy};
-use crate::chat::{
-    ChatFormat, ChatMessage, ChatStrategy, ChatTrimError, ChatTrimmer, DropReason, Role,
-};
+use crate::chat::{ChatFormat, ChatMessage, ChatStrategy, ChatTrimmer, DropReason, Role};
 use crate::count::TokenCounter;
 use crate::disclosure::{DisclosureError, disclose_within};
 use crate::select::{RankedChunk, RankedChunks, RankedText, SelectOptions, select};
