@@ -1,4 +1,4 @@
-//! Chunk selection (seed 004): ranking, greedy fit, the partial cut and its marker,
+//! Chunk selection: ranking, greedy fit by score, the partial cut and its marker,
 //! the stats, and the budget invariant under any scores, texts and budgets.
 
 use ctxbudget::{
@@ -17,8 +17,8 @@ fn o200k() -> &'static Tiktoken {
     &BPE
 }
 
-/// Seed 004's sample chunks.
-fn seed_chunks() -> Vec<(String, f64)> {
+/// Sample chunks: five tax answers, each a sentence repeated 15 to 30 times.
+fn sample_chunks() -> Vec<(String, f64)> {
     vec![
         (
             "Form 8843 must be filed by all nonresident aliens present in the US. ".repeat(30),
@@ -46,9 +46,10 @@ fn seed_chunks() -> Vec<(String, f64)> {
     ]
 }
 
-/// Seed 004's `optimize_context`, ported as written: `len // 4` estimates and the last
-/// chunk cut at `remaining * 4` characters. Returns the texts it would join.
-fn seed_optimize(chunks: &[(String, f64)], max_tokens: usize) -> Vec<String> {
+/// The common chars/4 shortcut, as retrieval code often writes it: `len // 4`
+/// estimates and the last chunk cut at `remaining * 4` characters, when more than 50
+/// tokens remain. Returns the texts it would join.
+fn shortcut_optimize(chunks: &[(String, f64)], max_tokens: usize) -> Vec<String> {
     let estimate = |t: &str| (t.chars().count() / 4).max(1);
     let mut sorted: Vec<&(String, f64)> = chunks.iter().collect();
     sorted.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap());
@@ -152,23 +153,23 @@ fn check<S: AsRef<str>, C: TokenCounter + ?Sized>(
 }
 
 #[test]
-fn seed_demo_keeps_as_many_chunks_as_the_seed_and_stays_within_budget() {
-    let chunks = seed_chunks();
-    // The seed prints 1 chunk / 512 tokens, 2 / 992 and 4 / 1500 (its estimate).
-    let seed = [(512, 1, 512), (1024, 2, 992), (1500, 4, 1500)];
-    for (budget, seed_chunks, seed_tokens) in seed {
-        let seed_result = seed_optimize(&chunks, budget);
-        assert_eq!(seed_result.len(), seed_chunks);
-        let estimated: usize = seed_result.iter().map(|t| t.chars().count() / 4).sum();
-        assert_eq!(estimated, seed_tokens);
+fn keeps_as_many_chunks_as_the_shortcut_and_stays_within_budget() {
+    let chunks = sample_chunks();
+    // The shortcut keeps 1 chunk / 512 tokens, 2 / 992 and 4 / 1500 (its estimate).
+    let expected = [(512, 1, 512), (1024, 2, 992), (1500, 4, 1500)];
+    for (budget, shortcut_chunks, shortcut_tokens) in expected {
+        let shortcut = shortcut_optimize(&chunks, budget);
+        assert_eq!(shortcut.len(), shortcut_chunks);
+        let estimated: usize = shortcut.iter().map(|t| t.chars().count() / 4).sum();
+        assert_eq!(estimated, shortcut_tokens);
 
         let selection = select(&chunks, budget, &CharEstimate, &SelectOptions::new());
         check(&chunks, &selection, budget, &CharEstimate);
-        assert_eq!(selection.chunks.len(), seed_chunks, "budget {budget}");
+        assert_eq!(selection.chunks.len(), shortcut_chunks, "budget {budget}");
         // Separators included and cut at a sentence: within a few tokens of the
-        // seed's sum, which leaves separators out.
+        // shortcut's sum, which leaves separators out.
         assert!(
-            selection.tokens + 15 >= seed_tokens,
+            selection.tokens + 15 >= shortcut_tokens,
             "budget {budget}: {selection:?}"
         );
     }
@@ -181,10 +182,10 @@ fn seed_demo_keeps_as_many_chunks_as_the_seed_and_stays_within_budget() {
 }
 
 #[test]
-fn seed_overflows_with_a_real_tokenizer_and_select_does_not() {
+fn the_shortcut_overflows_with_a_real_tokenizer_and_select_does_not() {
     let bpe = o200k();
-    // Seed 004's sample, measured with o200k: its joined text vs the budget.
-    let chunks = seed_chunks();
+    // The sample, measured with o200k: the joined text vs the budget.
+    let chunks = sample_chunks();
     for budget in [512, 1024, 1500] {
         let selection = select(&chunks, budget, bpe, &SelectOptions::new());
         check(&chunks, &selection, budget, bpe);
@@ -194,7 +195,7 @@ fn seed_overflows_with_a_real_tokenizer_and_select_does_not() {
             selection.tokens
         );
     }
-    // Text that costs more than a token per four characters: the seed's result is
+    // Text that costs more than a token per four characters: the shortcut's result is
     // far over its budget, ctxbudget's is not.
     let chunks: Vec<(String, f64)> = MULTILINGUAL
         .split("\n\n")
@@ -208,10 +209,13 @@ fn seed_overflows_with_a_real_tokenizer_and_select_does_not() {
         })
         .collect();
     for budget in [60, 100, 200] {
-        let seed_text = seed_optimize(&chunks, budget).join("\n\n");
-        let seed_tokens = bpe.count(&seed_text);
-        eprintln!("budget {budget}: seed {seed_tokens}");
-        assert!(seed_tokens > budget, "seed: {seed_tokens} <= {budget}");
+        let shortcut_text = shortcut_optimize(&chunks, budget).join("\n\n");
+        let shortcut_tokens = bpe.count(&shortcut_text);
+        eprintln!("budget {budget}: shortcut {shortcut_tokens}");
+        assert!(
+            shortcut_tokens > budget,
+            "shortcut: {shortcut_tokens} <= {budget}"
+        );
         let selection = select(&chunks, budget, bpe, &SelectOptions::new());
         check(&chunks, &selection, budget, bpe);
         assert!(!selection.is_empty());
@@ -383,7 +387,7 @@ fn exact_fits_and_edge_budgets() {
 
 #[test]
 fn owned_chunks_and_key_closures_select_the_same() {
-    let chunks = seed_chunks();
+    let chunks = sample_chunks();
     let owned: RankedChunks = chunks.iter().map(|(t, s)| (t.clone(), *s)).collect();
     let options = SelectOptions::new();
     let a = select(&chunks, 1500, &CharEstimate, &options);
