@@ -75,7 +75,13 @@ fuzz_target!(|data: &[u8]| {
                 assert!(!ends_on_heading(&lines[..out.shown]), "{:?}", out.rendered);
             }
         }
-        Err(err @ DisclosureError::BudgetTooSmall { needed, budget: b, over }) => {
+        Err(
+            err @ DisclosureError::BudgetTooSmall {
+                needed,
+                budget: b,
+                over,
+            },
+        ) => {
             assert_eq!(b, budget);
             assert!(needed > budget);
             assert_eq!(over, needed - budget);
