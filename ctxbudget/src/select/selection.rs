@@ -308,9 +308,12 @@ fn join(chunks: &[Chosen<'_>], separator: &str, marker: &str) -> String {
 ///    around it) and for a rounded estimate (each piece is rounded up): the pieces can
 ///    sum to more than the budget while their joined text fits. So when the sum says a
 ///    chunk does not fit, the joined text with the whole chunk after it is counted,
-///    and the chunk is kept whole if that fits. This is done at most 8 times per
-///    call; when [scanning on](SelectOptions::with_keep_scanning), only for a chunk
-///    that alone costs at most what remains plus a few tokens per join.
+///    and the chunk is kept whole if that fits. For a counter with split points (see
+///    [`TokenCounter::next_split`]; `Tiktoken` has them) the joined text so far is
+///    counted once, and from then on each chunk is tested by counting from the last
+///    split point of the chunk before it. Without split points the whole joined text is counted, at most 8 times per call; when
+///    [scanning on](SelectOptions::with_keep_scanning), only for a chunk that alone
+///    costs at most what remains plus a few tokens per join.
 /// 4. At the first chunk that does not fit, if more than
 ///    [`min_partial`](SelectOptions::with_min_partial) tokens remain (by the count of
 ///    the joined text so far), its beginning is cut with the trimming engine
@@ -323,15 +326,16 @@ fn join(chunks: &[Chosen<'_>], separator: &str, marker: &str) -> String {
 ///    dropped until it fits.
 ///
 /// The cost is counting each chosen chunk once, a bounded count of each chunk that
-/// was tried and did not fit, one count of the result, and a few counts of the joined
-/// text: before a cut, and at most 8 to test chunks the sum says do not fit.
+/// was tried and did not fit, one count of the result, and, once the sum says a chunk
+/// does not fit, one more count of the joined text so far (with split points; up to
+/// 8 without).
 ///
 /// Guarantees, for every input, score and budget: `counter.count(&selection.text())
 /// == selection.tokens <= budget` (for a counter that charges nothing for `""`),
 /// every [`Chosen::text`] is a sub-slice of its chunk, and nothing panics. Without
 /// scanning, a chunk is cut only when the joined text with that chunk whole would be
-/// over the budget — unless 8 chunks before it already needed the joined count to
-/// fit, so always when at most 8 chunks are chosen.
+/// over the budget — unless the whole joined text was already counted 8 times, which
+/// takes more than 8 chosen chunks.
 ///
 /// ```
 /// use ctxbudget::{CharEstimate, select::SelectOptions, select};
@@ -416,8 +420,8 @@ fn by_score(a: f64, b: f64) -> Ordering {
     }
 }
 
-/// How many times one call may count the joined text to test a chunk that the sum of
-/// the pieces' counts says does not fit (see [`select`]).
+/// How many times one call may count the whole joined text to test a chunk that
+/// the sum of the pieces' counts says does not fit (see [`select`]).
 const JOIN_CHECKS: usize = 8;
 
 /// The chunks chosen so far, with the full text of each (to shorten a cut again).
@@ -543,25 +547,66 @@ struct Selector<'c, 'o, C: ?Sized> {
     options: &'o SelectOptions,
     separator_tokens: usize,
     marker_tokens: usize,
-    /// How many more times the joined text may be counted to test a chunk.
-    join_checks: usize,
+    /// How many more times the whole joined text may be counted to test a chunk.
+    full_counts: usize,
+    /// Whether the joined text was counted to test a chunk: from then on, while its
+    /// count is exact, chunks are tested by counting from its last split point.
+    near_full: bool,
+}
+
+/// Whether a chunk fits whole, and how that was found.
+enum Fit {
+    /// By the sum of the pieces' counts; the chunk alone costs this much.
+    Sum(usize),
+    /// By the count of the joined text with the chunk, which is this much.
+    Joined(usize),
+    /// It does not fit.
+    No,
 }
 
 impl<C: TokenCounter + ?Sized> Selector<'_, '_, C> {
-    /// Whether the joined text with `text` whole after it fits, when the sum of the
-    /// pieces' counts says it does not: `Some(count of the joined text)` if it fits.
+    /// Whether `text` fits whole after the chunks chosen so far.
     ///
     /// Byte-pair counts of pieces add up to more than the count of their join (a
     /// separator merges with the text around it), and so does a rounded estimate, so
-    /// the sum can be over the budget while the joined text is not. The joined text is
-    /// counted at most [`JOIN_CHECKS`] times per call. When scanning on, it is only
-    /// counted for a chunk that alone costs at most what remains plus a few tokens for
-    /// each join whose cost is estimated: a chunk far over what remains is not
-    /// worth counting everything again for.
-    fn fits_joined(&mut self, picks: &Picks<'_>, text: &str, room: usize) -> Option<usize> {
+    /// the sum of the pieces' counts can be over the budget while the joined text is
+    /// not. When the sum says no, the joined text with the chunk is counted instead.
+    fn fits(&mut self, picks: &mut Picks<'_>, text: &str) -> Fit {
+        if self.near_full && picks.exact {
+            if let Some(fit) = self.count_from_split(picks, text) {
+                return fit;
+            }
+        }
+        let room = room(self.budget, picks, self.separator_tokens).unwrap_or(0);
+        if room > 0 {
+            if let Some(tokens) = self.counter.count_within(text, room) {
+                return Fit::Sum(tokens);
+            }
+        }
+        self.joined(picks, text, room).map_or(Fit::No, Fit::Joined)
+    }
+
+    /// The count of the joined text with `text` after it, if it fits the budget.
+    ///
+    /// With a split point in the last chosen chunk, the joined text so far is counted
+    /// once (if its count is not exact already) and then only from that split point
+    /// on. Without one, the whole joined text with `text` is counted, at most
+    /// [`JOIN_CHECKS`] times per call; when scanning, only for a chunk that alone
+    /// costs at most what remains plus a few tokens per estimated join (a chunk far
+    /// over is not worth counting everything again for).
+    fn joined(&mut self, picks: &mut Picks<'_>, text: &str, room: usize) -> Option<usize> {
         // With nothing chosen the joined text is the chunk, already counted.
-        if self.join_checks == 0 || picks.chosen.is_empty() {
-            return None;
+        let last = picks.chosen.last()?.text;
+        if self.tail(last).is_some() {
+            if !picks.exact {
+                self.full_counts = self.full_counts.checked_sub(1)?;
+                picks.recount(self.counter, self.options);
+            }
+            self.near_full = true;
+            return match self.count_from_split(picks, text) {
+                Some(Fit::Joined(tokens)) => Some(tokens),
+                _ => None,
+            };
         }
         if self.options.keep_scanning {
             let per_join = self.separator_tokens.saturating_add(2);
@@ -569,9 +614,40 @@ impl<C: TokenCounter + ?Sized> Selector<'_, '_, C> {
             self.counter
                 .count_within(text, room.saturating_add(slack))?;
         }
-        self.join_checks -= 1;
+        self.full_counts = self.full_counts.checked_sub(1)?;
         self.counter
             .count_within(&picks.text_with(text, self.options), self.budget)
+    }
+
+    /// With the exact count of the joined text so far, whether it fits with `text`
+    /// after it, counting only from the last split point of the last chosen chunk:
+    /// [`Fit::Joined`] or [`Fit::No`], or `None` when there is no split point to count
+    /// from.
+    fn count_from_split(&self, picks: &Picks<'_>, text: &str) -> Option<Fit> {
+        let tail = self.tail(picks.chosen.last()?.text)?;
+        // Counts add up at a split point: the text before it costs this much.
+        let head = picks.used.checked_sub(self.counter.count(tail))?;
+        let Some(limit) = self.budget.checked_sub(head) else {
+            return Some(Fit::No);
+        };
+        let separator = self.options.separator();
+        let mut joined = String::with_capacity(tail.len() + separator.len() + text.len());
+        joined.push_str(tail);
+        joined.push_str(separator);
+        joined.push_str(text);
+        Some(
+            self.counter
+                .count_within(&joined, limit)
+                .map_or(Fit::No, |rest| Fit::Joined(head.saturating_add(rest))),
+        )
+    }
+
+    /// `last` from its last split point on (see [`TokenCounter::prev_split`]), if the
+    /// counter knows one inside it.
+    fn tail<'t>(&self, last: &'t str) -> Option<&'t str> {
+        let split = self.counter.prev_split(last, last.len())?;
+        last.get(split..)
+            .filter(|tail| split > 0 && !tail.is_empty())
     }
 }
 
@@ -604,19 +680,14 @@ where
         options,
         separator_tokens: counter.count(&options.separator),
         marker_tokens: counter.count(&options.marker),
-        join_checks: JOIN_CHECKS,
+        full_counts: JOIN_CHECKS,
+        near_full: false,
     };
     let mut picks = Picks::new();
     // The best chunk that did not fit, with what remained for it then.
     let mut skipped: Option<(usize, f64)> = None;
     for &(index, score) in &order {
         let text = get(index).0;
-        let room = room(budget, &picks, selector.separator_tokens).unwrap_or(0);
-        let whole = if room == 0 {
-            None
-        } else {
-            counter.count_within(text, room)
-        };
         let chosen = |tokens| Chosen {
             index,
             text,
@@ -624,23 +695,24 @@ where
             tokens,
             cut: None,
         };
-        if let Some(tokens) = whole {
-            let cost = picks
-                .join_tokens(selector.separator_tokens)
-                .saturating_add(tokens);
-            picks.push(chosen(tokens), text, cost);
-            continue;
+        match selector.fits(&mut picks, text) {
+            Fit::Sum(tokens) => {
+                let cost = picks
+                    .join_tokens(selector.separator_tokens)
+                    .saturating_add(tokens);
+                picks.push(chosen(tokens), text, cost);
+            }
+            Fit::Joined(joined) => {
+                picks.push_counted(chosen(counter.count(text)), text, joined);
+            }
+            Fit::No if options.keep_scanning => {
+                skipped = skipped.or(Some((index, score)));
+            }
+            Fit::No => {
+                skipped = Some((index, score));
+                break;
+            }
         }
-        if let Some(joined) = selector.fits_joined(&picks, text, room) {
-            picks.push_counted(chosen(counter.count(text)), text, joined);
-            continue;
-        }
-        if options.keep_scanning {
-            skipped = skipped.or(Some((index, score)));
-            continue;
-        }
-        skipped = Some((index, score));
-        break;
     }
     if let Some((index, score)) = skipped {
         let text = get(index).0;
