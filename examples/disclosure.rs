@@ -5,8 +5,9 @@
 //! cargo run --example disclosure -- FILE.md 1000 # your file, your budget
 //! ```
 //!
-//! Prints the estimated cut (estimate budget, note outside it) and the ctxbudget cut
-//! measured with cl100k, whose text and note fit the budget together.
+//! Prints the estimate cut (chars/4 budget, note outside it, as Harn's
+//! `std/context/disclosure` does) and the cut measured with cl100k, whose text and
+//! note fit the budget together.
 
 use std::process::ExitCode;
 
@@ -49,9 +50,7 @@ fn main() -> ExitCode {
     let cut = truncate_at_section_boundary(&text, budget);
     let note = disclosure_trailer(cut.shown, cut.total, "lines", &recovery)
         .expect("the recovery action is not blank");
-    println!(
-        "== truncate_at_section_boundary: estimate budget {budget}, note outside the budget =="
-    );
+    println!("== estimate cut: chars/4 budget {budget}, note outside the budget ==");
     println!(
         "kept {} of {} lines, estimate {} + note {} tokens",
         cut.shown,

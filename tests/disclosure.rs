@@ -1,5 +1,6 @@
-//! Disclosure: seed 003's estimate, section-boundary cut and omission note, and the
-//! counter variant whose text and note fit the budget together.
+//! Disclosure: the chars/4 estimate, the section-boundary cut and the omission note in
+//! the format of Harn's `std/context/disclosure`, and the counter variant whose text
+//! and note fit the budget together.
 
 use ctxbudget::{
     CharEstimate, TokenCounter, disclose_within, disclosure::DisclosureError,
@@ -24,6 +25,23 @@ fn lines(text: &str) -> Vec<&str> {
         lines.pop();
     }
     lines
+}
+
+/// Whether `lines` end on a heading: their last non-blank line outside a
+/// triple-backtick fence starts with `#` (written apart from the library's scan).
+fn ends_on_heading(lines: &[&str]) -> bool {
+    let mut in_fence = false;
+    let mut last = None;
+    for line in lines {
+        let trimmed = line.trim();
+        if trimmed.starts_with("```") {
+            in_fence = !in_fence;
+            last = Some(false);
+        } else if !in_fence && !trimmed.is_empty() {
+            last = Some(trimmed.starts_with('#'));
+        }
+    }
+    last == Some(true)
 }
 
 /// The requested lines, by brute force: the largest `k` whose first `k` lines,
@@ -130,10 +148,13 @@ fn crlf_endings_cut_like_lf_and_leave_no_stray_cr() {
 #[test]
 fn blank_lines_after_a_heading_do_not_advance_the_boundary() {
     let lines = ["intro", "# Section", "", "", "body", "body", "body"];
-    // A blank right after `# Section` would be at 2 or 3; the boundary stays at 1,
-    // which keeps less than half of 4: keep 4.
-    assert_eq!(heading_boundary_keep_count(&lines, 4), 4);
+    // A blank right after `# Section` would be at 2 or 3; the boundary stays at 1.
+    // That keeps less than half of 4, but the 4 lines end on the heading, so the cut
+    // backs up before it all the same.
+    assert_eq!(heading_boundary_keep_count(&lines, 4), 1);
     assert_eq!(heading_boundary_keep_count(&lines, 2), 1);
+    // With body text kept, the boundary at 1 keeps less than half of 6: keep 6.
+    assert_eq!(heading_boundary_keep_count(&lines, 6), 6);
     // A blank after body text is a boundary.
     let lines = ["# A", "text", "", "more", "more"];
     assert_eq!(heading_boundary_keep_count(&lines, 4), 2);
@@ -163,6 +184,47 @@ fn headings_inside_code_fences_are_not_boundaries() {
 }
 
 #[test]
+fn a_cut_never_ends_on_a_heading_run() {
+    // Cutting before `## B` used to keep `# A` alone: a heading with no text.
+    let text = "# A\n## B\ntext\n";
+    let cut = truncate_at_section_boundary(text, 2);
+    assert_eq!((cut.rendered, cut.shown, cut.total), ("", 0, 3));
+    assert_eq!(heading_boundary_keep_count(&lines(text), 1), 0);
+    // After text, the cut backs up before the whole run, blank lines between
+    // headings included.
+    let text = "intro\ntext\nmore\n# A\n\n## B\nbody\n";
+    let lines = lines(text);
+    for keep in 4..=6 {
+        assert_eq!(heading_boundary_keep_count(&lines, keep), 3, "keep {keep}");
+    }
+    // 5 tokens request "intro\ntext\nmore\n# A\n" (20 chars), 5 lines.
+    let cut = truncate_at_section_boundary(text, 5);
+    assert_eq!(cut.rendered, "intro\ntext\nmore");
+    // Even when that keeps less than half of the requested lines.
+    let lines = ["intro", "# A", "## B", "", "### C", "body"];
+    assert_eq!(heading_boundary_keep_count(&lines, 5), 1);
+    // A `#` inside a fence is no heading.
+    let lines = ["intro", "```", "# comment", "```", "# A", "## B", "body"];
+    assert_eq!(heading_boundary_keep_count(&lines, 3), 3);
+    assert_eq!(heading_boundary_keep_count(&lines, 6), 4);
+
+    // The counter variant: one token per word, the note costs 10. Two lines and the
+    // note fit 14 tokens; the cut used to show `# A` alone.
+    let words = |t: &str| t.split_whitespace().count();
+    let body = "text ".repeat(20);
+    let text = format!("# A\n## B\n{body}\n");
+    let out = disclose_within(&text, 14, &words, "lines", "read it").unwrap();
+    assert_eq!((out.rendered, out.shown), ("", 0));
+    assert_eq!(
+        out.text(),
+        "<truncated: showing 0 of 3 lines; full text: read it>"
+    );
+    let text = format!("intro text\n# A\n## B\n{body}\n");
+    let out = disclose_within(&text, 16, &words, "lines", "read it").unwrap();
+    assert_eq!((out.rendered, out.shown), ("intro text", 1));
+}
+
+#[test]
 fn keep_count_is_clamped() {
     let lines = ["a", "", "b"];
     assert_eq!(heading_boundary_keep_count(&lines, usize::MAX), 3);
@@ -171,7 +233,7 @@ fn keep_count_is_clamped() {
 }
 
 #[test]
-fn trailer_matches_the_seed() {
+fn trailer_format() {
     assert_eq!(
         disclosure_trailer(2, 5, "lines", "read AGENTS.md").unwrap(),
         "<truncated: showing 2 of 5 lines; full text: read AGENTS.md>"
@@ -209,7 +271,7 @@ fn trailer_matches_the_seed() {
 }
 
 #[test]
-fn seed_example_on_the_fixture() {
+fn documented_example_on_the_fixture() {
     let cut = truncate_at_section_boundary(FIXTURE, 8);
     let note = disclosure_trailer(cut.shown, cut.total, "lines", "read DESIGN.md").unwrap();
     assert!(cut.truncated);
@@ -288,13 +350,19 @@ fn counter_variant_errors() {
             over: needed - 3
         }
     );
+    // The message says what the note costs and what to do.
     assert_eq!(
         err.to_string(),
         format!(
-            "the omission note alone needs {needed} tokens but the budget is 3 ({} over)",
+            "the omission note alone costs {needed} tokens but the budget is 3 ({} over): \
+             raise the budget to at least {needed} tokens or shorten the recovery action",
             needed - 3
         )
     );
+    assert_eq!(needed, 16);
+    // The least budget the error names works.
+    let out = disclose_within(FIXTURE, needed, &CharEstimate, "lines", "read DESIGN.md").unwrap();
+    assert_eq!((out.shown, out.tokens), (0, needed));
     // A blank recovery action is an error even when the text fits.
     assert_eq!(
         disclose_within("short", 100, &CharEstimate, "lines", " "),
@@ -362,10 +430,17 @@ proptest! {
             prop_assert_eq!(cut.rendered, text.as_str());
         } else {
             prop_assert_eq!(cut.rendered, all[..cut.shown].join("\n"));
-            // The cut is the requested one, or a boundary keeping at least half.
+            // The cut is the requested one, a boundary keeping at least half, or
+            // before the heading run the requested lines end on.
             let k = requested(&text, budget);
-            prop_assert!(cut.shown == k || (cut.shown < k && cut.shown * 2 >= k));
+            prop_assert!(
+                cut.shown == k
+                    || (cut.shown < k && cut.shown * 2 >= k)
+                    || ends_on_heading(&all[..k])
+            );
             prop_assert_eq!(cut.shown, heading_boundary_keep_count(&all, k));
+            // Never on a heading.
+            prop_assert!(!ends_on_heading(&all[..cut.shown]), "{:?}", cut.rendered);
         }
     }
 
@@ -385,10 +460,16 @@ proptest! {
         let got = heading_boundary_keep_count(&all, keep);
         let clamped = keep.min(all.len());
         prop_assert!(got <= clamped);
-        prop_assert!(got * 2 >= clamped);
+        if got * 2 < clamped {
+            // Less than half only to leave a heading run out.
+            prop_assert!(ends_on_heading(&all[..clamped]));
+        }
         if got != clamped {
             let line = all[got].trim();
             prop_assert!(line.is_empty() || line.starts_with('#'), "cut before {:?}", line);
+        }
+        if clamped < all.len() {
+            prop_assert!(!ends_on_heading(&all[..got]), "{:?}", &all[..got]);
         }
     }
 
@@ -426,6 +507,7 @@ proptest! {
                 prop_assert_eq!(out.truncated, out.shown < out.total);
                 prop_assert_eq!(out.trailer.is_empty(), !out.truncated);
                 if out.truncated {
+                    prop_assert!(!ends_on_heading(&lines(out.rendered)), "{:?}", out.rendered);
                     // Both counters grow with the text, so the search must find the
                     // largest fitting k (brute force here), then back up as the
                     // estimate cut does.

@@ -1,11 +1,11 @@
-//! Chunk selection (seed 004): ranking, greedy fit, the partial cut and its marker,
+//! Chunk selection: ranking, greedy fit by score, the partial cut and its marker,
 //! the stats, and the budget invariant under any scores, texts and budgets.
 
 use ctxbudget::{
     CharEstimate, Tiktoken, TokenCounter, select, select::RankedChunk, select::RankedChunks,
     select::SelectOptions, select::Selection, select::select_by, trim::Boundary,
 };
-use ctxbudget_tests::{MULTILINGUAL, PROSE, floor_char_boundary};
+use ctxbudget_tests::{MARKDOWN, MULTILINGUAL, PROSE, floor_char_boundary};
 use proptest::prelude::*;
 
 fn words(text: &str) -> usize {
@@ -17,8 +17,8 @@ fn o200k() -> &'static Tiktoken {
     &BPE
 }
 
-/// Seed 004's sample chunks.
-fn seed_chunks() -> Vec<(String, f64)> {
+/// Sample chunks: five tax answers, each a sentence repeated 15 to 30 times.
+fn sample_chunks() -> Vec<(String, f64)> {
     vec![
         (
             "Form 8843 must be filed by all nonresident aliens present in the US. ".repeat(30),
@@ -46,9 +46,10 @@ fn seed_chunks() -> Vec<(String, f64)> {
     ]
 }
 
-/// Seed 004's `optimize_context`, ported as written: `len // 4` estimates and the last
-/// chunk cut at `remaining * 4` characters. Returns the texts it would join.
-fn seed_optimize(chunks: &[(String, f64)], max_tokens: usize) -> Vec<String> {
+/// The common chars/4 shortcut, as retrieval code often writes it: `len // 4`
+/// estimates and the last chunk cut at `remaining * 4` characters, when more than 50
+/// tokens remain. Returns the texts it would join.
+fn shortcut_optimize(chunks: &[(String, f64)], max_tokens: usize) -> Vec<String> {
     let estimate = |t: &str| (t.chars().count() / 4).max(1);
     let mut sorted: Vec<&(String, f64)> = chunks.iter().collect();
     sorted.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap());
@@ -89,8 +90,8 @@ fn paragraphs(text: &str, min_chars: usize) -> Vec<String> {
 }
 
 /// The common checks: exact count within budget, sub-slices, consistent stats.
-fn check<C: TokenCounter + ?Sized>(
-    chunks: &[(String, f64)],
+fn check<S: AsRef<str>, C: TokenCounter + ?Sized>(
+    chunks: &[(S, f64)],
     selection: &Selection<'_>,
     budget: usize,
     counter: &C,
@@ -111,7 +112,7 @@ fn check<C: TokenCounter + ?Sized>(
     for chosen in &selection.chunks {
         assert!(!seen[chosen.index], "index {} chosen twice", chosen.index);
         seen[chosen.index] = true;
-        let source = chunks[chosen.index].0.as_str();
+        let source = chunks[chosen.index].0.as_ref();
         assert_eq!(
             chosen.text.as_ptr(),
             source.as_ptr(),
@@ -152,23 +153,23 @@ fn check<C: TokenCounter + ?Sized>(
 }
 
 #[test]
-fn seed_demo_keeps_as_many_chunks_as_the_seed_and_stays_within_budget() {
-    let chunks = seed_chunks();
-    // The seed prints 1 chunk / 512 tokens, 2 / 992 and 4 / 1500 (its estimate).
-    let seed = [(512, 1, 512), (1024, 2, 992), (1500, 4, 1500)];
-    for (budget, seed_chunks, seed_tokens) in seed {
-        let seed_result = seed_optimize(&chunks, budget);
-        assert_eq!(seed_result.len(), seed_chunks);
-        let estimated: usize = seed_result.iter().map(|t| t.chars().count() / 4).sum();
-        assert_eq!(estimated, seed_tokens);
+fn keeps_as_many_chunks_as_the_shortcut_and_stays_within_budget() {
+    let chunks = sample_chunks();
+    // The shortcut keeps 1 chunk / 512 tokens, 2 / 992 and 4 / 1500 (its estimate).
+    let expected = [(512, 1, 512), (1024, 2, 992), (1500, 4, 1500)];
+    for (budget, shortcut_chunks, shortcut_tokens) in expected {
+        let shortcut = shortcut_optimize(&chunks, budget);
+        assert_eq!(shortcut.len(), shortcut_chunks);
+        let estimated: usize = shortcut.iter().map(|t| t.chars().count() / 4).sum();
+        assert_eq!(estimated, shortcut_tokens);
 
         let selection = select(&chunks, budget, &CharEstimate, &SelectOptions::new());
         check(&chunks, &selection, budget, &CharEstimate);
-        assert_eq!(selection.chunks.len(), seed_chunks, "budget {budget}");
+        assert_eq!(selection.chunks.len(), shortcut_chunks, "budget {budget}");
         // Separators included and cut at a sentence: within a few tokens of the
-        // seed's sum, which leaves separators out.
+        // shortcut's sum, which leaves separators out.
         assert!(
-            selection.tokens + 15 >= seed_tokens,
+            selection.tokens + 15 >= shortcut_tokens,
             "budget {budget}: {selection:?}"
         );
     }
@@ -181,10 +182,10 @@ fn seed_demo_keeps_as_many_chunks_as_the_seed_and_stays_within_budget() {
 }
 
 #[test]
-fn seed_overflows_with_a_real_tokenizer_and_select_does_not() {
+fn the_shortcut_overflows_with_a_real_tokenizer_and_select_does_not() {
     let bpe = o200k();
-    // Seed 004's sample, measured with o200k: its joined text vs the budget.
-    let chunks = seed_chunks();
+    // The sample, measured with o200k: the joined text vs the budget.
+    let chunks = sample_chunks();
     for budget in [512, 1024, 1500] {
         let selection = select(&chunks, budget, bpe, &SelectOptions::new());
         check(&chunks, &selection, budget, bpe);
@@ -194,7 +195,7 @@ fn seed_overflows_with_a_real_tokenizer_and_select_does_not() {
             selection.tokens
         );
     }
-    // Text that costs more than a token per four characters: the seed's result is
+    // Text that costs more than a token per four characters: the shortcut's result is
     // far over its budget, ctxbudget's is not.
     let chunks: Vec<(String, f64)> = MULTILINGUAL
         .split("\n\n")
@@ -208,10 +209,13 @@ fn seed_overflows_with_a_real_tokenizer_and_select_does_not() {
         })
         .collect();
     for budget in [60, 100, 200] {
-        let seed_text = seed_optimize(&chunks, budget).join("\n\n");
-        let seed_tokens = bpe.count(&seed_text);
-        eprintln!("budget {budget}: seed {seed_tokens}");
-        assert!(seed_tokens > budget, "seed: {seed_tokens} <= {budget}");
+        let shortcut_text = shortcut_optimize(&chunks, budget).join("\n\n");
+        let shortcut_tokens = bpe.count(&shortcut_text);
+        eprintln!("budget {budget}: shortcut {shortcut_tokens}");
+        assert!(
+            shortcut_tokens > budget,
+            "shortcut: {shortcut_tokens} <= {budget}"
+        );
         let selection = select(&chunks, budget, bpe, &SelectOptions::new());
         check(&chunks, &selection, budget, bpe);
         assert!(!selection.is_empty());
@@ -383,7 +387,7 @@ fn exact_fits_and_edge_budgets() {
 
 #[test]
 fn owned_chunks_and_key_closures_select_the_same() {
-    let chunks = seed_chunks();
+    let chunks = sample_chunks();
     let owned: RankedChunks = chunks.iter().map(|(t, s)| (t.clone(), *s)).collect();
     let options = SelectOptions::new();
     let a = select(&chunks, 1500, &CharEstimate, &options);
@@ -507,6 +511,7 @@ proptest! {
     ) {
         let selection = select(&chunks, budget, &CharEstimate, &options);
         check(&chunks, &selection, budget, &CharEstimate);
+        check_no_needless_cut(&chunks, &selection, &options, &CharEstimate);
     }
 
     #[test]
@@ -517,6 +522,7 @@ proptest! {
     ) {
         let selection = select(&chunks, budget, &words, &options);
         check(&chunks, &selection, budget, &words);
+        check_no_needless_cut(&chunks, &selection, &options, &words);
     }
 }
 
@@ -531,5 +537,214 @@ proptest! {
     ) {
         let selection = select(&chunks, budget, o200k(), &options);
         check(&chunks, &selection, budget, o200k());
+        check_no_needless_cut(&chunks, &selection, &options, o200k());
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Edges: the joined count before a cut, blank chunks
+// ---------------------------------------------------------------------------
+
+/// The select bench's chunks, from the Markdown fixture: paragraphs merged to
+/// 700..=1,400 bytes, those of 100..=300 o200k tokens, cycled to 1,000 chunks with
+/// the bench's made-up scores (a copy of `benches/select.rs`).
+fn bench_chunks<'a>(text: &'a str, bpe: &Tiktoken) -> Vec<(&'a str, f64)> {
+    const CHUNKS: usize = 1_000;
+    const MIN_BYTES: usize = 700;
+    const MAX_BYTES: usize = 1_400;
+    let paragraphs: Vec<&str> = text
+        .split("\n\n")
+        .filter(|p| !p.trim().is_empty() && p.len() <= MAX_BYTES)
+        .collect();
+    let mut merged = Vec::with_capacity(CHUNKS);
+    let mut i = 0;
+    while merged.len() < CHUNKS {
+        let first = paragraphs[i % paragraphs.len()];
+        let start = first.as_ptr() as usize - text.as_ptr() as usize;
+        let mut end = start + first.len();
+        i += 1;
+        while end - start < MIN_BYTES && i % paragraphs.len() != 0 {
+            let next = paragraphs[i % paragraphs.len()];
+            let next_start = next.as_ptr() as usize - text.as_ptr() as usize;
+            if next_start + next.len() - start > MAX_BYTES {
+                break;
+            }
+            end = next_start + next.len();
+            i += 1;
+        }
+        merged.push(&text[start..end]);
+    }
+    let score = |index: usize| {
+        let mut x = (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        x ^= x >> 31;
+        #[allow(clippy::cast_precision_loss)]
+        let score = (x % 10_000) as f64 / 10_000.0;
+        score
+    };
+    merged
+        .into_iter()
+        .filter(|t| (100..=300).contains(&bpe.count(t)))
+        .cycle()
+        .take(CHUNKS)
+        .enumerate()
+        .map(|(i, t)| (t, score(i)))
+        .collect()
+}
+
+/// The selection's text with its cut chunk whole, or `None` when nothing is cut.
+fn with_cut_chunk_whole<S: AsRef<str>>(
+    chunks: &[(S, f64)],
+    selection: &Selection<'_>,
+    separator: &str,
+) -> Option<String> {
+    let last = selection.chunks.last().filter(|c| c.is_cut())?;
+    let mut texts: Vec<&str> = selection.chunks.iter().map(|c| c.text).collect();
+    *texts.last_mut()? = chunks[last.index].0.as_ref();
+    Some(texts.join(separator))
+}
+
+/// Without scanning, a chunk is cut only when it does not fit whole after the
+/// chunks before it, by the count of the joined text. (The joined text is counted
+/// at most 8 times per call, so this holds for sure up to 8 chosen chunks.)
+fn check_no_needless_cut<S: AsRef<str>, C: TokenCounter + ?Sized>(
+    chunks: &[(S, f64)],
+    selection: &Selection<'_>,
+    options: &SelectOptions,
+    counter: &C,
+) {
+    if options.keep_scanning() || selection.chunks.len() > 8 {
+        return;
+    }
+    if let Some(whole) = with_cut_chunk_whole(chunks, selection, options.separator()) {
+        let tokens = counter.count(&whole);
+        assert!(
+            tokens > selection.budget,
+            "cut although the whole chunk fits: {tokens} <= {} in {selection:?}",
+            selection.budget
+        );
+    }
+}
+
+#[test]
+fn a_chunk_that_fits_whole_in_the_joined_text_is_not_cut() {
+    // Byte-pair counts of the pieces add up to more than the count of their join:
+    // the 19 best chunks and their separators sum to 4,008 tokens, but their join
+    // counts 3,992. With a budget of 4,000 the 19th chunk was cut to 112 of its 137
+    // tokens although it fits whole.
+    let bpe = o200k();
+    let chunks = bench_chunks(MARKDOWN, bpe);
+    let options = SelectOptions::new();
+    for budget in (3_990..=4_010).chain([4_096, 4_295, 32_768]) {
+        let selection = select(&chunks, budget, bpe, &options);
+        check(&chunks, &selection, budget, bpe);
+        if let Some(whole) = with_cut_chunk_whole(&chunks, &selection, options.separator()) {
+            let tokens = bpe.count(&whole);
+            assert!(
+                tokens > budget,
+                "budget {budget}: chunk {} cut to {} tokens, but the whole chunk fits ({tokens} tokens joined)",
+                selection.chunks.last().map_or(0, |c| c.index),
+                selection.tokens,
+            );
+        }
+    }
+    let selection = select(&chunks, 4_000, bpe, &options);
+    let stats = selection.stats();
+    assert_eq!((stats.used, stats.cut, stats.tokens), (19, 0, 3_992));
+    assert_eq!(selection.chunks[18].tokens, 137);
+}
+
+#[test]
+fn rounding_of_the_pieces_does_not_cut_a_chunk_that_fits() {
+    // Alone "a", " " and "b" cost 1 token each, but "a b" costs 1.
+    let chunks = [("a", 1.0), ("b", 0.5)];
+    let options = SelectOptions::new().with_separator(" ");
+    let selection = select(&chunks, 1, &CharEstimate, &options);
+    assert_eq!(selection.text(), "a b");
+    assert_eq!((selection.tokens, selection.stats().used), (1, 2));
+    // The same when the piece sum says the budget is already full.
+    let chunks = [("abcd", 1.0), ("ef", 0.5), ("gh", 0.4)];
+    let selection = select(&chunks, 2, &CharEstimate, &options);
+    assert_eq!(selection.text(), "abcd ef");
+    // And when scanning: the small chunk after one that does not fit.
+    let chunks = [("abcd", 1.0), ("a much longer chunk", 0.5), ("ef", 0.4)];
+    let scanning = options.with_keep_scanning(true);
+    let selection = select(&chunks, 2, &CharEstimate, &scanning);
+    assert_eq!(selection.text(), "abcd ef");
+}
+
+#[test]
+fn blank_chunks_are_counted_and_do_not_make_a_selection_incomplete() {
+    let chunks = [
+        ("   \n".to_owned(), 9.0),
+        ("alpha beta".to_owned(), 1.0),
+        (String::new(), 8.0),
+        ("gamma".to_owned(), 0.5),
+    ];
+    let options = SelectOptions::new().with_min_partial(0);
+    let all = select(&chunks, 100, &words, &options);
+    check(&chunks, &all, 100, &words);
+    let stats = all.stats();
+    assert_eq!(
+        (
+            stats.given,
+            stats.used,
+            stats.dropped,
+            stats.blank,
+            stats.cut
+        ),
+        (4, 2, 2, 2, 0)
+    );
+    // Every chunk that has text was kept whole.
+    assert!(all.is_complete());
+    assert_eq!(all.dropped(), [0, 2]);
+    // One word short: "gamma" is dropped.
+    let short = select(&chunks, 2, &words, &options);
+    assert_eq!(short.text(), "alpha beta");
+    assert!(!short.is_complete());
+    // Cut: not complete either.
+    let long = [("alpha beta gamma delta".to_owned(), 1.0)];
+    let cut = select(
+        &long,
+        2,
+        &words,
+        &SelectOptions::new().with_min_partial(0).with_marker(""),
+    );
+    assert_eq!((cut.text().as_ref(), cut.stats().cut), ("alpha beta", 1));
+    assert!(!cut.is_complete());
+    // No chunks, or only blank ones: complete, with nothing chosen.
+    let none: [(String, f64); 0] = [];
+    assert!(select(&none, 0, &words, &options).is_complete());
+    let blank = [(" ".to_owned(), 1.0), ("\n\t".to_owned(), 2.0)];
+    let selection = select(&blank, 0, &words, &options);
+    assert!(selection.is_complete() && selection.is_empty());
+    assert_eq!(selection.stats().blank, 2);
+}
+
+proptest! {
+    /// When the `k` best chunks joined fit the budget exactly, all `k` are kept whole,
+    /// however much their pieces' counts add up to (for counters whose count never
+    /// shrinks as text is added, and `k` up to the 8 joined counts a call may make).
+    #[test]
+    fn best_chunks_that_fit_together_are_kept_whole(
+        texts in prop::collection::vec(text(), 1..12),
+        k in 1usize..=8,
+        use_words in any::<bool>(),
+        options in options(),
+    ) {
+        let counter: &dyn TokenCounter = if use_words { &words } else { &CharEstimate };
+        // Distinct falling scores: the rank order is the input order.
+        let chunks: Vec<(String, f64)> = texts
+            .into_iter()
+            .filter(|t| !t.trim().is_empty())
+            .zip(0u32..)
+            .map(|(t, i)| (t, -f64::from(i)))
+            .collect();
+        let k = k.min(chunks.len());
+        let best: Vec<&str> = chunks[..k].iter().map(|(t, _)| t.as_str()).collect();
+        let budget = counter.count(&best.join(options.separator()));
+        let selection = select(&chunks, budget, counter, &options);
+        check(&chunks, &selection, budget, counter);
+        let kept: Vec<&str> = selection.chunks.iter().take(k).map(|c| c.text).collect();
+        prop_assert_eq!(kept, best, "budget {}: {:?}", budget, selection);
     }
 }

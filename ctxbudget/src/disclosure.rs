@@ -1,10 +1,16 @@
 //! Disclosure: cut Markdown at a section boundary and say how to read the rest.
 //!
-//! This is the behaviour of seed 003 (`std/context/disclosure`), with one addition the
-//! seed lacks: [`disclose_within`] measures the cut text *and* its omission note with a
-//! real [`TokenCounter`], so the two together never exceed the budget. (The seed's
-//! [`truncate_at_section_boundary`] keeps the note's own cost outside the budget; it is
-//! ported as specified, for callers who reserve room for the note themselves.)
+//! This follows the disclosure format of Harn's `std/context/disclosure`: the leading
+//! lines that fit an estimated budget, backed up to a section boundary, and an
+//! omission note such as `<truncated: showing 2 of 5 lines; full text: read
+//! AGENTS.md>` that names how to get the rest. Two things go further:
+//!
+//! - [`disclose_within`] measures the cut text *and* its omission note with a real
+//!   [`TokenCounter`], so the two together never exceed the budget.
+//!   ([`truncate_at_section_boundary`] keeps the note's own cost outside the budget,
+//!   as Harn's does, for callers who reserve room for the note themselves.)
+//! - A cut text never ends on a heading: a heading whose section is cut away goes
+//!   with it, and so does a run of headings (`# A` then `## B`).
 //!
 //! The definitions of a line and of a section boundary are on
 //! [`truncate_at_section_boundary`].
@@ -15,9 +21,10 @@ use thiserror::Error;
 
 use crate::count::{CharEstimate, TokenCounter};
 
-/// Seed 003's estimate: `ceil(chars / 4)` tokens; an absent or empty text costs 0.
+/// The estimate the disclosure budget is measured in: `ceil(chars / 4)` tokens; an
+/// absent or empty text costs 0.
 ///
-/// [`CharEstimate::estimate`], taking an optional text as the seed's
+/// [`CharEstimate::estimate`], taking an optional text as Harn's
 /// `disclosure_token_estimate(text: string?)` does.
 ///
 /// ```
@@ -86,12 +93,16 @@ fn prefix_of_lines<'a>(text: &'a str, spans: &[Range<usize>], keep: usize) -> &'
 ///
 /// # Section boundaries
 ///
-/// A line is a *boundary* when, after trimming whitespace, it is empty or starts with
-/// `#`, and it is not inside a triple-backtick fence (a line whose trimmed text starts
-/// with ```` ``` ```` opens or closes a fence). A blank line that follows a heading with
+/// A *heading* is a line whose trimmed text starts with `#`, outside a triple-backtick
+/// fence (a line whose trimmed text starts with ```` ``` ```` opens or closes a
+/// fence). Headings with only blank lines between them form a *heading run*.
+///
+/// A line is a *boundary* when it is blank (empty after trimming whitespace) or a
+/// heading, and it is not inside a fence. A blank line that follows a heading with
 /// only blank lines in between is not a boundary: it belongs to that heading's section.
 /// Cutting at a boundary line means keeping the lines *before* it, so a heading at the
-/// cut is dropped together with its section.
+/// cut is dropped together with its section; cutting at a heading inside a run cuts
+/// before the whole run, so the parent heading of a dropped section goes too.
 ///
 /// # The requested lines
 ///
@@ -107,11 +118,15 @@ fn prefix_of_lines<'a>(text: &'a str, spans: &[Range<usize>], keep: usize) -> &'
 /// - Otherwise the cut is [`heading_boundary_keep_count`]`(lines, k)`: it backs up to
 ///   the last section boundary at or before line `k` only when that keeps at least
 ///   half of the `k` requested lines; otherwise it keeps all `k`, even mid-list or
-///   mid-code-block.
+///   mid-code-block — unless those end on a heading: a cut text never ends on a
+///   heading (its last non-blank line outside a fence is never one), so the cut then
+///   backs up before the heading run, however little that keeps. When only headings
+///   (and blank lines) fit, no line is kept.
 ///
 /// The result always satisfies `estimate(rendered) <= budget_tokens`, and
-/// `rendered` is a prefix of `text`. The omission note from [`disclosure_trailer`] is *not*
-/// counted, as in seed 003; use [`disclose_within`] for a budget that covers both.
+/// `rendered` is a prefix of `text`. The omission note from [`disclosure_trailer`] is
+/// *not* counted, as in Harn's `truncate_at_section_boundary`; use
+/// [`disclose_within`] for a budget that covers both.
 ///
 /// ```
 /// use ctxbudget::disclosure::truncate_at_section_boundary;
@@ -179,12 +194,22 @@ fn requested_lines(text: &str, spans: &[Range<usize>], budget: usize) -> usize {
 /// backing up to a section boundary when that is cheap.
 ///
 /// `line_keep_count` is first clamped to `lines.len()`; if that keeps every line (or
-/// none) it is returned as is. Otherwise let `b` be the last boundary line (see
-/// [`truncate_at_section_boundary`]) with index in `1..=line_keep_count`: cutting there keeps
-/// `b` lines. The result is `b` when `2 * b >= line_keep_count` (at least half the
-/// requested lines survive) and `line_keep_count` otherwise, including when there is
-/// no boundary. A boundary at index `line_keep_count` (the first dropped line) means
-/// the requested cut already sits on a boundary.
+/// none) it is returned as is. Otherwise:
+///
+/// 1. Each boundary line (see [`truncate_at_section_boundary`]) at an index in
+///    `1..=line_keep_count` is a place to cut: before a blank line, or before the
+///    first heading of a heading's run. Let `b` be the last of them that keeps at
+///    least one line. A boundary at index `line_keep_count` (the first dropped line)
+///    means the requested cut already sits on a boundary.
+/// 2. The result is `b` when `2 * b >= line_keep_count` (at least half the requested
+///    lines survive) and `line_keep_count` otherwise, including when there is no
+///    boundary.
+/// 3. If that result is `line_keep_count` and the kept lines end on a heading (their
+///    last non-blank line outside a fence is one), the result is the index of the
+///    first heading of that run instead, however little it keeps: 0 when the lines
+///    up to the cut are only headings and blank lines.
+///
+/// So unless every line is kept, the kept lines never end on a heading.
 ///
 /// ```
 /// use ctxbudget::disclosure::heading_boundary_keep_count;
@@ -196,43 +221,82 @@ fn requested_lines(text: &str, spans: &[Range<usize>], budget: usize) -> usize {
 /// assert_eq!(heading_boundary_keep_count(&lines, 7), 7);
 /// // Clamped to the available lines.
 /// assert_eq!(heading_boundary_keep_count(&lines, 100), 8);
+///
+/// // A section heading is never kept without its text, nor is its parent.
+/// let lines = ["intro", "text", "more", "# A", "## B", "text"];
+/// assert_eq!(heading_boundary_keep_count(&lines, 5), 3);
+/// // Only headings fit: nothing is kept.
+/// assert_eq!(heading_boundary_keep_count(&["# A", "## B", "text"], 2), 0);
 /// ```
 pub fn heading_boundary_keep_count<S: AsRef<str>>(lines: &[S], line_keep_count: usize) -> usize {
     let keep = line_keep_count.min(lines.len());
     if keep == 0 || keep == lines.len() {
         return keep;
     }
-    let mut in_fence = false;
-    // Whether the last non-blank line outside a fence was a heading.
-    let mut after_heading = false;
+    let mut scan = HeadingScan::default();
     let mut last_boundary = None;
-    for (i, line) in lines.iter().enumerate().take(keep + 1) {
-        let trimmed = line.as_ref().trim();
-        if trimmed.starts_with("```") {
-            in_fence = !in_fence;
-            after_heading = false;
-            continue;
+    for line in lines.iter().take(keep) {
+        if let Some(b) = scan.cut_before(line.as_ref()).filter(|&b| b >= 1) {
+            last_boundary = Some(b);
         }
-        if in_fence {
-            continue;
-        }
-        let is_boundary = if trimmed.is_empty() {
-            !after_heading
-        } else if trimmed.starts_with('#') {
-            after_heading = true;
-            true
-        } else {
-            after_heading = false;
-            false
-        };
-        if is_boundary && i >= 1 {
-            last_boundary = Some(i);
-        }
+    }
+    // The run the kept lines end in, before the first dropped line is looked at.
+    let ends_in = scan.run;
+    if let Some(b) = scan.cut_before(lines[keep].as_ref()).filter(|&b| b >= 1) {
+        last_boundary = Some(b);
     }
     match last_boundary {
         Some(b) if b.saturating_mul(2) >= keep => b,
-        _ => keep,
+        _ => ends_in.unwrap_or(keep),
     }
+}
+
+/// Walks lines in order, knowing fences and heading runs (see
+/// [`truncate_at_section_boundary`]).
+#[derive(Debug, Default)]
+struct HeadingScan {
+    /// The index of the next line.
+    next: usize,
+    in_fence: bool,
+    /// The first line of the heading run the lines so far end in: set when the last
+    /// non-blank line outside a fence is a heading.
+    run: Option<usize>,
+}
+
+impl HeadingScan {
+    /// Takes the next line; returns where to cut if that line is a boundary: before
+    /// it (a blank line), or before the first heading of its run (a heading).
+    fn cut_before(&mut self, line: &str) -> Option<usize> {
+        let i = self.next;
+        self.next += 1;
+        let trimmed = line.trim();
+        if trimmed.starts_with("```") {
+            self.in_fence = !self.in_fence;
+            self.run = None;
+            return None;
+        }
+        if self.in_fence {
+            return None;
+        }
+        if trimmed.is_empty() {
+            // A blank line after a heading belongs to that heading's section.
+            return if self.run.is_some() { None } else { Some(i) };
+        }
+        if trimmed.starts_with('#') {
+            return Some(*self.run.get_or_insert(i));
+        }
+        self.run = None;
+        None
+    }
+}
+
+/// Whether `lines` end on a heading: their last non-blank line outside a fence is one.
+fn ends_on_heading<S: AsRef<str>>(lines: &[S]) -> bool {
+    let mut scan = HeadingScan::default();
+    for line in lines {
+        scan.cut_before(line.as_ref());
+    }
+    scan.run.is_some()
 }
 
 /// What can go wrong when building an omission note or disclosing within a budget.
@@ -247,7 +311,8 @@ pub enum DisclosureError {
     BlankRecovery,
     /// Even the omission note alone does not fit the budget.
     #[error(
-        "the omission note alone needs {needed} tokens but the budget is {budget} ({over} over)"
+        "the omission note alone costs {needed} tokens but the budget is {budget} ({over} over): \
+         raise the budget to at least {needed} tokens or shorten the recovery action"
     )]
     BudgetTooSmall {
         /// Tokens the shortest possible output (no lines and the note) costs.
@@ -348,9 +413,11 @@ fn join(rendered: &str, trailer: &str) -> String {
 /// The requested lines are the largest `k` for which the first `k` lines, a `'\n'`
 /// and the note for `k` shown lines count at most `budget_tokens` (found by binary
 /// search, assuming a longer text never costs less). The cut then backs up to a
-/// section boundary exactly as in [`heading_boundary_keep_count`]. Each candidate is
+/// section boundary exactly as in [`heading_boundary_keep_count`], so a cut text never
+/// ends on a heading, and when only headings fit no line is shown. Each candidate is
 /// checked with the counter before it is returned, so even a counter that breaks that
-/// assumption cannot make the result exceed the budget. Text whose whole count fits
+/// assumption cannot make the result exceed the budget (nor end on a heading: should
+/// the backed-up cut not fit, no line is shown). Text whose whole count fits
 /// is returned unchanged with an empty note; text that fits once its final line
 /// ending is left off shows every line without that ending, with an empty note
 /// (`truncated == false`: no line was omitted).
@@ -359,7 +426,7 @@ fn join(rendered: &str, trailer: &str) -> String {
 ///
 /// - [`DisclosureError::BlankRecovery`] when `recovery` is blank.
 /// - [`DisclosureError::BudgetTooSmall`] when not even the note alone (no lines
-///   shown) fits; the error carries what it costs.
+///   shown) fits; the error carries what it costs, the least budget that works.
 ///
 /// ```
 /// use ctxbudget::{disclose_within, TokenCounter};
@@ -413,7 +480,7 @@ pub fn disclose_within<'a, C: TokenCounter + ?Sized>(
     if let Some(all) = attempt(total)? {
         return Ok(all);
     }
-    let Some(mut best) = attempt(0)? else {
+    let Some(nothing) = attempt(0)? else {
         let needed = counter.count(&join("", &disclosure_trailer(0, total, unit, recovery)?));
         return Err(DisclosureError::BudgetTooSmall {
             needed,
@@ -421,6 +488,7 @@ pub fn disclose_within<'a, C: TokenCounter + ?Sized>(
             over: needed.saturating_sub(budget_tokens),
         });
     };
+    let mut best = nothing.clone();
     // Largest k in 0..total that fits (k == total was ruled out above).
     let (mut lo, mut hi) = (0usize, total.saturating_sub(1));
     while lo < hi {
@@ -436,8 +504,12 @@ pub fn disclose_within<'a, C: TokenCounter + ?Sized>(
     let lines = lines_of(text, &spans);
     let backed = heading_boundary_keep_count(&lines, best.shown);
     if backed != best.shown {
-        if let Some(found) = attempt(backed)? {
-            best = found;
+        match attempt(backed)? {
+            Some(found) => best = found,
+            // Only a counter that charges less for more text gets here: keep the
+            // search's cut, unless it ends on a heading.
+            None if lines.get(..best.shown).is_some_and(ends_on_heading) => best = nothing,
+            None => {}
         }
     }
     Ok(best)

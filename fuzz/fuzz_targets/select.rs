@@ -1,13 +1,18 @@
 //! Chunk selection on arbitrary chunks, scores, budgets and options: never panics,
-//! the joined text's count is the reported count and within the budget, and every
-//! chosen text is a prefix of its chunk.
+//! the joined text's count is the reported count and within the budget, every
+//! chosen text is a prefix of its chunk, blank chunks are counted and never chosen,
+//! `is_complete` means every other chunk was kept whole, and (without scanning) a
+//! chunk is cut only when the joined text with that chunk whole is over the budget.
 //!
 //! Input: 2 bytes of budget (little endian; `0xFFFF` means `usize::MAX`), 1 byte of
-//! options (counter, keep-scanning, separator, marker), 1 byte of minimum partial,
-//! then chunks separated by `0xFF`, each led by 1 byte choosing its score.
+//! options (counter, keep-scanning, separator, marker, `o200k_base`), 1 byte of
+//! minimum partial, then chunks separated by `0xFF`, each led by 1 byte choosing its
+//! score.
 #![no_main]
 
-use ctxbudget::{CharEstimate, select::SelectOptions, TokenCounter, select};
+use std::sync::LazyLock;
+
+use ctxbudget::{CharEstimate, Tiktoken, TokenCounter, select, select::SelectOptions};
 use libfuzzer_sys::fuzz_target;
 
 const SCORES: [f64; 8] = [
@@ -20,6 +25,8 @@ const SCORES: [f64; 8] = [
     1.0,
     -1.0,
 ];
+
+static O200K: LazyLock<Tiktoken> = LazyLock::new(Tiktoken::o200k_base);
 
 fuzz_target!(|data: &[u8]| {
     let Some((head, rest)) = data.split_first_chunk::<4>() else {
@@ -49,11 +56,17 @@ fuzz_target!(|data: &[u8]| {
     let bytes = |t: &str| t.len();
     // Charges for every blank line: counts that do not add up across separators.
     let joins = |t: &str| CharEstimate.count(t) + 3 * t.matches("\n\n").count();
-    let counter: &dyn TokenCounter = match flags % 4 {
-        0 => &CharEstimate,
-        1 => &words,
-        2 => &bytes,
-        _ => &joins,
+    // Byte-pair counts and the rounded estimate sum to more over pieces than over
+    // their join: the case where a chunk that fits must not be cut.
+    let counter: &dyn TokenCounter = if flags & 32 != 0 {
+        &*O200K
+    } else {
+        match flags % 4 {
+            0 => &CharEstimate,
+            1 => &words,
+            2 => &bytes,
+            _ => &joins,
+        }
     };
     let options = SelectOptions::new()
         .with_keep_scanning(flags & 4 != 0)
@@ -71,9 +84,33 @@ fuzz_target!(|data: &[u8]| {
     }
     let stats = selection.stats();
     assert_eq!(stats.used + stats.dropped, chunks.len());
+    let blank = chunks.iter().filter(|(t, _)| t.trim().is_empty()).count();
+    assert_eq!(stats.blank, blank);
+    assert!(stats.dropped >= stats.blank);
     for chosen in &selection.chunks {
         let source = &chunks[chosen.index].0;
         assert!(source.starts_with(chosen.text));
         assert_eq!(chosen.is_cut(), chosen.text.len() < source.len());
+        assert!(!chosen.text.trim().is_empty());
+    }
+    let mut whole = vec![false; chunks.len()];
+    for chosen in selection.chunks.iter().filter(|c| !c.is_cut()) {
+        whole[chosen.index] = true;
+    }
+    let every_chunk_whole = chunks
+        .iter()
+        .zip(&whole)
+        .all(|((t, _), &kept)| kept || t.trim().is_empty());
+    assert_eq!(selection.is_complete(), every_chunk_whole);
+
+    // Without scanning, the cut chunk does not fit whole after the chunks before it
+    // (the joined text is tested at most 8 times a call: sure up to 8 chunks).
+    let cut = selection.chunks.last().filter(|c| c.is_cut());
+    if let Some(cut) = cut.filter(|_| !options.keep_scanning() && selection.chunks.len() <= 8) {
+        let mut texts: Vec<&str> = selection.chunks.iter().map(|c| c.text).collect();
+        texts.pop();
+        texts.push(&chunks[cut.index].0);
+        let joined = texts.join(options.separator());
+        assert!(counter.count(&joined) > budget, "{joined:?} fits {budget}");
     }
 });

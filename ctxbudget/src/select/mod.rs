@@ -5,10 +5,11 @@
 //! a boundary-aware cut of the next chunk. A common shortcut estimates with
 //! `len / 4` and cuts the last chunk at `remaining * 4` characters, mid-word, and
 //! measured with a real tokenizer its result can be over the budget. Here every count
-//! is made with the caller's [`TokenCounter`](crate::TokenCounter), the cut goes
-//! through the trimming engine ([`trim_with`](crate::trim::trim_with)), and the joined
-//! result — separators and the cut marker included — is counted once more at the end,
-//! so it never exceeds the budget.
+//! is made with the caller's [`TokenCounter`](crate::count::TokenCounter), the cut goes
+//! through the trimming engine ([`trim_with`](crate::trim::trim_with)), a chunk is
+//! cut only when the joined text with that chunk whole would be over the budget, and
+//! the joined result — separators and the cut marker included — is counted once more
+//! at the end, so it never exceeds the budget.
 //!
 //! - [`select`] takes a slice of anything [`RankedText`]: `(text, score)` tuples,
 //!   [`RankedChunk`]s, or your own type with a two-line impl.

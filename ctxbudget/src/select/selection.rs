@@ -44,8 +44,7 @@ impl Default for SelectOptions {
 }
 
 impl SelectOptions {
-    /// The default [minimum](Self::with_min_partial) for a partial chunk: 50 tokens,
-    /// as in seed 004.
+    /// The default [minimum](Self::with_min_partial) for a partial chunk: 50 tokens.
     pub const DEFAULT_MIN_PARTIAL: usize = 50;
     /// The default [separator](Self::with_separator): a blank line.
     pub const DEFAULT_SEPARATOR: &'static str = "\n\n";
@@ -83,8 +82,8 @@ impl SelectOptions {
         self
     }
 
-    /// With `false` (the default, seed 004's behaviour) selection stops at the first
-    /// chunk that does not fit, after cutting it if enough remains. With `true` it
+    /// With `false` (the default) selection stops at the first chunk that does not
+    /// fit, after cutting it if enough remains. With `true` it
     /// skips that chunk and goes on looking for lower-scored chunks that fit whole;
     /// once every chunk has been seen, the best skipped chunk is cut to fill what
     /// remains, if more than the minimum does.
@@ -153,14 +152,21 @@ impl Chosen<'_> {
 }
 
 /// Counts of a [`Selection`].
+///
+/// Every non-blank chunk was kept whole exactly when `dropped == blank && cut == 0`
+/// ([`Selection::is_complete`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SelectStats {
     /// How many chunks were given.
     pub given: usize,
     /// How many were chosen, whole or cut.
     pub used: usize,
-    /// How many were left out: `given - used`.
+    /// How many were left out: `given - used`, the [`blank`](Self::blank) chunks
+    /// included.
     pub dropped: usize,
+    /// How many of the given chunks are blank (empty or only whitespace). They are
+    /// never chosen, so they are all among the [`dropped`](Self::dropped).
+    pub blank: usize,
     /// How many of the chosen were cut (0 or 1).
     pub cut: usize,
     /// What the joined text costs ([`Selection::tokens`]).
@@ -182,6 +188,7 @@ pub struct Selection<'a> {
     /// The budget the chunks were selected for.
     pub budget: usize,
     given: usize,
+    blank: usize,
     separator: Cow<'static, str>,
     marker: Cow<'static, str>,
 }
@@ -210,19 +217,20 @@ impl<'a> Selection<'a> {
         }
     }
 
-    /// The counts: given, used, dropped, cut, tokens and budget.
+    /// The counts: given, used, dropped, blank, cut, tokens and budget.
     pub fn stats(&self) -> SelectStats {
         SelectStats {
             given: self.given,
             used: self.chunks.len(),
             dropped: self.given.saturating_sub(self.chunks.len()),
+            blank: self.blank,
             cut: self.chunks.iter().filter(|c| c.is_cut()).count(),
             tokens: self.tokens,
             budget: self.budget,
         }
     }
 
-    /// The indices of the chunks left out, ascending.
+    /// The indices of the chunks left out, ascending, blank chunks included.
     pub fn dropped(&self) -> Vec<usize> {
         let mut chosen = vec![false; self.given];
         for chunk in &self.chunks {
@@ -231,6 +239,29 @@ impl<'a> Selection<'a> {
             }
         }
         (0..self.given).filter(|&i| !chosen[i]).collect()
+    }
+
+    /// Whether every chunk that has text was kept whole: nothing was cut, and the only
+    /// chunks left out are blank (empty or only whitespace, never chosen). True for no
+    /// chunks at all, or only blank ones.
+    ///
+    /// This is what a caller that must keep every chunk checks (the assemble layer's
+    /// `policy = never`): `dropped > 0` alone also counts the blank chunks.
+    ///
+    /// ```
+    /// use ctxbudget::{select::SelectOptions, select};
+    ///
+    /// let words = |t: &str| t.split_whitespace().count();
+    /// let chunks = [("alpha beta", 1.0), ("  ", 0.9), ("gamma", 0.5)];
+    /// let all = select(&chunks, 3, &words, &SelectOptions::new());
+    /// assert_eq!((all.stats().dropped, all.stats().blank), (1, 1));
+    /// assert!(all.is_complete());
+    /// // One word short: "gamma" is left out.
+    /// assert!(!select(&chunks, 2, &words, &SelectOptions::new()).is_complete());
+    /// ```
+    pub fn is_complete(&self) -> bool {
+        let stats = self.stats();
+        stats.cut == 0 && stats.dropped == stats.blank
     }
 
     /// Whether nothing was chosen.
@@ -264,29 +295,47 @@ fn join(chunks: &[Chosen<'_>], separator: &str, marker: &str) -> String {
 /// Selects the best-scored `chunks` that fit `budget` tokens of `counter`, joined by
 /// the separator, and cuts the next one to fill what remains.
 ///
-/// The port of seed 004's `optimize_context`, with real counts:
+/// Greedy by score, every count made with `counter`:
 ///
 /// 1. Chunks are ranked by score, highest first. Equal scores keep their input order
 ///    (`-0.0` equals `0.0`); NaN ranks after everything, `-inf` included. Blank
-///    chunks (empty or only whitespace) are never chosen.
-/// 2. Each chunk is counted once with `counter` (giving up early on a chunk far over
-///    what remains) and taken whole while it fits, with its separator.
-/// 3. At the first chunk that does not fit, if more than
-///    [`min_partial`](SelectOptions::with_min_partial) tokens remain, its beginning is
-///    cut with the trimming engine ([`trim_with`]) at a paragraph, line, sentence or
-///    word boundary, to fit together with the [marker](SelectOptions::with_marker).
-///    Then selection stops, or with [`keep_scanning`](SelectOptions::with_keep_scanning)
-///    goes on with smaller chunks and cuts the best skipped one at the end.
-/// 4. Byte-pair counts do not add up across a separator, so the joined text is
-///    counted once more; if it is over, the last chunk is shortened or dropped until
-///    it fits.
+///    chunks (empty or only whitespace) are never chosen: they are counted in
+///    [`SelectStats::blank`], and [`Selection::is_complete`] says whether every other
+///    chunk was kept whole.
+/// 2. Each chunk is counted once (giving up early on a chunk far over what remains)
+///    and taken whole while the sum of the counts of the chunks and separators fits.
+/// 3. That sum is too high for byte-pair counts (a separator merges with the text
+///    around it) and for a rounded estimate (each piece is rounded up): the pieces can
+///    sum to more than the budget while their joined text fits. So when the sum says a
+///    chunk does not fit, the joined text with the whole chunk after it is counted,
+///    and the chunk is kept whole if that fits. For a counter with split points (see
+///    [`TokenCounter::next_split`]; `Tiktoken` has them) the joined text so far is
+///    counted once, and from then on each chunk is tested by counting from the last
+///    split point of the chunk before it. Without split points the whole joined text is counted, at most 8 times per call; when
+///    [scanning on](SelectOptions::with_keep_scanning), only for a chunk that alone
+///    costs at most what remains plus a few tokens per join.
+/// 4. At the first chunk that does not fit, if more than
+///    [`min_partial`](SelectOptions::with_min_partial) tokens remain (by the count of
+///    the joined text so far), its beginning is cut with the trimming engine
+///    ([`trim_with`]) at a paragraph, line, sentence or word boundary, to fit together
+///    with the [marker](SelectOptions::with_marker). Then selection stops, or with
+///    [`keep_scanning`](SelectOptions::with_keep_scanning) goes on with smaller chunks
+///    and cuts the best skipped one at the end.
+/// 5. The joined text is counted once more; should it be over (a counter that
+///    charges more for the join than for its pieces), the last chunk is shortened or
+///    dropped until it fits.
 ///
 /// The cost is counting each chosen chunk once, a bounded count of each chunk that
-/// was tried and did not fit, and one count of the result.
+/// was tried and did not fit, one count of the result, and, once the sum says a chunk
+/// does not fit, one more count of the joined text so far (with split points; up to
+/// 8 without).
 ///
 /// Guarantees, for every input, score and budget: `counter.count(&selection.text())
 /// == selection.tokens <= budget` (for a counter that charges nothing for `""`),
-/// every [`Chosen::text`] is a sub-slice of its chunk, and nothing panics.
+/// every [`Chosen::text`] is a sub-slice of its chunk, and nothing panics. Without
+/// scanning, a chunk is cut only when the joined text with that chunk whole would be
+/// over the budget — unless the whole joined text was already counted 8 times, which
+/// takes more than 8 chosen chunks.
 ///
 /// ```
 /// use ctxbudget::{CharEstimate, select::SelectOptions, select};
@@ -371,31 +420,99 @@ fn by_score(a: f64, b: f64) -> Ordering {
     }
 }
 
+/// How many times one call may count the whole joined text to test a chunk that
+/// the sum of the pieces' counts says does not fit (see [`select`]).
+const JOIN_CHECKS: usize = 8;
+
 /// The chunks chosen so far, with the full text of each (to shorten a cut again).
 struct Picks<'a> {
     chosen: Vec<Chosen<'a>>,
     sources: Vec<&'a str>,
-    /// The sum of the pieces' counts and separators: an estimate of the joined cost.
+    /// What the joined text costs: its exact count when `exact`, otherwise the last
+    /// exact count plus the pieces (separators, chunks, marker) added since, an
+    /// estimate that is too high for byte-pair counts.
     used: usize,
+    /// Whether `used` is the counter's count of the joined text as it is now.
+    exact: bool,
+    /// How many chunks were added since `used` was last exact.
+    estimated: usize,
 }
 
 impl<'a> Picks<'a> {
+    fn new() -> Self {
+        // Nothing joined costs nothing (for a counter that charges nothing for "").
+        Self {
+            chosen: Vec::new(),
+            sources: Vec::new(),
+            used: 0,
+            exact: true,
+            estimated: 0,
+        }
+    }
+
+    /// Adds a chunk whose own cost (with its separator and marker) is `cost`. The
+    /// first chunk alone is its own joined text, so its count stays exact when it
+    /// has no marker.
     fn push(&mut self, chosen: Chosen<'a>, source: &'a str, cost: usize) {
+        let alone = self.chosen.is_empty() && chosen.cut.is_none();
         self.used = self.used.saturating_add(cost);
+        self.exact = self.exact && alone;
+        if !self.exact {
+            self.estimated = self.estimated.saturating_add(1);
+        }
         self.chosen.push(chosen);
         self.sources.push(source);
+    }
+
+    /// Adds a whole chunk after which the joined text was counted: `tokens`.
+    fn push_counted(&mut self, chosen: Chosen<'a>, source: &'a str, tokens: usize) {
+        self.chosen.push(chosen);
+        self.sources.push(source);
+        self.used = tokens;
+        self.exact = true;
+        self.estimated = 0;
+    }
+
+    /// The joined text, as [`Selection::text`] renders it.
+    fn text(&self, options: &SelectOptions) -> String {
+        join(&self.chosen, &options.separator, &options.marker)
+    }
+
+    /// The joined text followed by the separator and `next`.
+    fn text_with(&self, next: &str, options: &SelectOptions) -> String {
+        let mut text = self.text(options);
+        if !self.chosen.is_empty() {
+            text.push_str(&options.separator);
+        }
+        text.push_str(next);
+        text
+    }
+
+    /// Replaces the estimate with the count of the joined text.
+    fn recount<C: TokenCounter + ?Sized>(&mut self, counter: &C, options: &SelectOptions) {
+        if !self.exact {
+            self.used = counter.count(&self.text(options));
+            self.exact = true;
+            self.estimated = 0;
+        }
+    }
+
+    /// What one more chunk's separator costs.
+    fn join_tokens(&self, separator_tokens: usize) -> usize {
+        if self.chosen.is_empty() {
+            0
+        } else {
+            separator_tokens
+        }
     }
 }
 
 /// What remains for the next chunk after its separator, or `None` when not even the
 /// separator fits.
 fn room(budget: usize, picks: &Picks<'_>, separator_tokens: usize) -> Option<usize> {
-    let join = if picks.chosen.is_empty() {
-        0
-    } else {
-        separator_tokens
-    };
-    budget.checked_sub(picks.used)?.checked_sub(join)
+    budget
+        .checked_sub(picks.used)?
+        .checked_sub(picks.join_tokens(separator_tokens))
 }
 
 /// The beginning of `text` that fits `room` tokens with the marker, or `None`.
@@ -423,6 +540,117 @@ where
     Some((trimmed.kept, trimmed.tokens, boundary))
 }
 
+/// What a call to [`select_impl`] shares between its steps.
+struct Selector<'c, 'o, C: ?Sized> {
+    budget: usize,
+    counter: &'c C,
+    options: &'o SelectOptions,
+    separator_tokens: usize,
+    marker_tokens: usize,
+    /// How many more times the whole joined text may be counted to test a chunk.
+    full_counts: usize,
+    /// Whether the joined text was counted to test a chunk: from then on, while its
+    /// count is exact, chunks are tested by counting from its last split point.
+    near_full: bool,
+}
+
+/// Whether a chunk fits whole, and how that was found.
+enum Fit {
+    /// By the sum of the pieces' counts; the chunk alone costs this much.
+    Sum(usize),
+    /// By the count of the joined text with the chunk, which is this much.
+    Joined(usize),
+    /// It does not fit.
+    No,
+}
+
+impl<C: TokenCounter + ?Sized> Selector<'_, '_, C> {
+    /// Whether `text` fits whole after the chunks chosen so far.
+    ///
+    /// Byte-pair counts of pieces add up to more than the count of their join (a
+    /// separator merges with the text around it), and so does a rounded estimate, so
+    /// the sum of the pieces' counts can be over the budget while the joined text is
+    /// not. When the sum says no, the joined text with the chunk is counted instead.
+    fn fits(&mut self, picks: &mut Picks<'_>, text: &str) -> Fit {
+        if self.near_full && picks.exact {
+            if let Some(fit) = self.count_from_split(picks, text) {
+                return fit;
+            }
+        }
+        let room = room(self.budget, picks, self.separator_tokens).unwrap_or(0);
+        if room > 0 {
+            if let Some(tokens) = self.counter.count_within(text, room) {
+                return Fit::Sum(tokens);
+            }
+        }
+        self.joined(picks, text, room).map_or(Fit::No, Fit::Joined)
+    }
+
+    /// The count of the joined text with `text` after it, if it fits the budget.
+    ///
+    /// With a split point in the last chosen chunk, the joined text so far is counted
+    /// once (if its count is not exact already) and then only from that split point
+    /// on. Without one, the whole joined text with `text` is counted, at most
+    /// [`JOIN_CHECKS`] times per call; when scanning, only for a chunk that alone
+    /// costs at most what remains plus a few tokens per estimated join (a chunk far
+    /// over is not worth counting everything again for).
+    fn joined(&mut self, picks: &mut Picks<'_>, text: &str, room: usize) -> Option<usize> {
+        // With nothing chosen the joined text is the chunk, already counted.
+        let last = picks.chosen.last()?.text;
+        if self.tail(last).is_some() {
+            if !picks.exact {
+                self.full_counts = self.full_counts.checked_sub(1)?;
+                picks.recount(self.counter, self.options);
+            }
+            self.near_full = true;
+            return match self.count_from_split(picks, text) {
+                Some(Fit::Joined(tokens)) => Some(tokens),
+                _ => None,
+            };
+        }
+        if self.options.keep_scanning {
+            let per_join = self.separator_tokens.saturating_add(2);
+            let slack = picks.estimated.saturating_add(1).saturating_mul(per_join);
+            self.counter
+                .count_within(text, room.saturating_add(slack))?;
+        }
+        self.full_counts = self.full_counts.checked_sub(1)?;
+        self.counter
+            .count_within(&picks.text_with(text, self.options), self.budget)
+    }
+
+    /// With the exact count of the joined text so far, whether it fits with `text`
+    /// after it, counting only from the last split point of the last chosen chunk:
+    /// [`Fit::Joined`] or [`Fit::No`], or `None` when there is no split point to count
+    /// from.
+    fn count_from_split(&self, picks: &Picks<'_>, text: &str) -> Option<Fit> {
+        let tail = self.tail(picks.chosen.last()?.text)?;
+        // Counts add up at a split point: the text before it costs this much.
+        let head = picks.used.checked_sub(self.counter.count(tail))?;
+        let Some(limit) = self.budget.checked_sub(head) else {
+            return Some(Fit::No);
+        };
+        let separator = self.options.separator();
+        let mut joined = String::with_capacity(tail.len() + separator.len() + text.len());
+        joined.push_str(tail);
+        joined.push_str(separator);
+        joined.push_str(text);
+        Some(
+            self.counter
+                .count_within(&joined, limit)
+                .map_or(Fit::No, |rest| Fit::Joined(head.saturating_add(rest))),
+        )
+    }
+
+    /// `last` from its last split point on (see [`TokenCounter::prev_split`]), if the
+    /// counter knows one inside it.
+    fn tail<'t>(&self, last: &'t str) -> Option<&'t str> {
+        let split = self.counter.prev_split(last, last.len())?;
+        last.get(split..)
+            .filter(|tail| split > 0 && !tail.is_empty())
+    }
+}
+
 fn select_impl<'a, G, C>(
     len: usize,
     get: G,
@@ -434,63 +662,67 @@ where
     G: Fn(usize) -> (&'a str, f64),
     C: TokenCounter + ?Sized,
 {
-    let mut order: Vec<(usize, f64)> = (0..len).map(|i| (i, get(i).1)).collect();
+    let mut blank = 0;
+    let mut order: Vec<(usize, f64)> = Vec::with_capacity(len);
+    for i in 0..len {
+        let (text, score) = get(i);
+        if text.trim().is_empty() {
+            blank += 1;
+        } else {
+            order.push((i, score));
+        }
+    }
     order.sort_by(|a, b| by_score(a.1, b.1));
 
-    let separator_tokens = counter.count(&options.separator);
-    let marker_tokens = counter.count(&options.marker);
-    let mut picks = Picks {
-        chosen: Vec::new(),
-        sources: Vec::new(),
-        used: 0,
+    let mut selector = Selector {
+        budget,
+        counter,
+        options,
+        separator_tokens: counter.count(&options.separator),
+        marker_tokens: counter.count(&options.marker),
+        full_counts: JOIN_CHECKS,
+        near_full: false,
     };
+    let mut picks = Picks::new();
     // The best chunk that did not fit, with what remained for it then.
     let mut skipped: Option<(usize, f64)> = None;
     for &(index, score) in &order {
         let text = get(index).0;
-        if text.trim().is_empty() {
-            continue;
-        }
-        let Some(room) = room(budget, &picks, separator_tokens) else {
-            break;
+        let chosen = |tokens| Chosen {
+            index,
+            text,
+            score,
+            tokens,
+            cut: None,
         };
-        if room == 0 {
-            break;
+        match selector.fits(&mut picks, text) {
+            Fit::Sum(tokens) => {
+                let cost = picks
+                    .join_tokens(selector.separator_tokens)
+                    .saturating_add(tokens);
+                picks.push(chosen(tokens), text, cost);
+            }
+            Fit::Joined(joined) => {
+                picks.push_counted(chosen(counter.count(text)), text, joined);
+            }
+            Fit::No if options.keep_scanning => {
+                skipped = skipped.or(Some((index, score)));
+            }
+            Fit::No => {
+                skipped = Some((index, score));
+                break;
+            }
         }
-        if let Some(tokens) = counter.count_within(text, room) {
-            let join = if picks.chosen.is_empty() {
-                0
-            } else {
-                separator_tokens
-            };
-            let chosen = Chosen {
-                index,
-                text,
-                score,
-                tokens,
-                cut: None,
-            };
-            picks.push(chosen, text, join.saturating_add(tokens));
-            continue;
-        }
-        if options.keep_scanning {
-            skipped = skipped.or(Some((index, score)));
-            continue;
-        }
-        skipped = Some((index, score));
-        break;
     }
     if let Some((index, score)) = skipped {
         let text = get(index).0;
-        let room = room(budget, &picks, separator_tokens).filter(|&r| r > options.min_partial);
+        // Cut to what really remains, not to what the pieces' sum leaves.
+        picks.recount(counter, options);
+        let room =
+            room(budget, &picks, selector.separator_tokens).filter(|&r| r > options.min_partial);
         if let Some((kept, tokens, boundary)) =
-            room.and_then(|room| cut(text, room, marker_tokens, counter, options))
+            room.and_then(|room| cut(text, room, selector.marker_tokens, counter, options))
         {
-            let join = if picks.chosen.is_empty() {
-                0
-            } else {
-                separator_tokens
-            };
             let chosen = Chosen {
                 index,
                 text: kept,
@@ -498,16 +730,20 @@ where
                 tokens,
                 cut: Some(boundary),
             };
-            let cost = join.saturating_add(tokens).saturating_add(marker_tokens);
+            let cost = picks
+                .join_tokens(selector.separator_tokens)
+                .saturating_add(tokens)
+                .saturating_add(selector.marker_tokens);
             picks.push(chosen, text, cost);
         }
     }
-    let tokens = verify(&mut picks, budget, counter, options, marker_tokens);
+    let tokens = verify(&mut picks, budget, counter, options, selector.marker_tokens);
     Selection {
         chunks: picks.chosen,
         tokens,
         budget,
         given: len,
+        blank,
         separator: options.separator.clone(),
         marker: options.marker.clone(),
     }
@@ -530,7 +766,9 @@ where
         let Some(last) = picks.chosen.last().copied() else {
             return 0;
         };
-        let tokens = counter.count(&join(&picks.chosen, &options.separator, &options.marker));
+        // Counted here even when `picks.used` is exact: the reported count is always
+        // `counter.count` of the text, whatever `count_within` said.
+        let tokens = counter.count(&picks.text(options));
         if tokens <= budget {
             return tokens;
         }
