@@ -10,66 +10,14 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ctxbudget::{Tiktoken, TokenCounter, select, select::SelectOptions};
-use ctxbudget_tests::corpus_or_fixture;
+use ctxbudget_tests::{corpus_or_fixture, ranked_chunks};
 
 const CHUNKS: usize = 1_000;
-const MIN_BYTES: usize = 700;
-const MAX_BYTES: usize = 1_400;
-
-/// Paragraphs of `text` merged to `MIN_BYTES..=MAX_BYTES` (longer paragraphs alone),
-/// cycling through the text until there are `CHUNKS`.
-fn chunks(text: &str) -> Vec<&str> {
-    let paragraphs: Vec<&str> = text
-        .split("\n\n")
-        .filter(|p| !p.trim().is_empty() && p.len() <= MAX_BYTES)
-        .collect();
-    let mut out = Vec::with_capacity(CHUNKS);
-    let mut i = 0;
-    while out.len() < CHUNKS {
-        // A run of consecutive paragraphs is a sub-slice of `text`.
-        let first = paragraphs[i % paragraphs.len()];
-        let start = first.as_ptr() as usize - text.as_ptr() as usize;
-        let mut end = start + first.len();
-        i += 1;
-        while end - start < MIN_BYTES && i % paragraphs.len() != 0 {
-            let next = paragraphs[i % paragraphs.len()];
-            let next_start = next.as_ptr() as usize - text.as_ptr() as usize;
-            if next_start + next.len() - start > MAX_BYTES {
-                break;
-            }
-            end = next_start + next.len();
-            i += 1;
-        }
-        out.push(&text[start..end]);
-    }
-    out
-}
-
-/// A made-up relevance score in `0.0..1.0`, the same on every run.
-fn score(index: usize) -> f64 {
-    let mut x = (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    x ^= x >> 31;
-    #[allow(clippy::cast_precision_loss)]
-    let score = (x % 10_000) as f64 / 10_000.0;
-    score
-}
 
 fn bench(c: &mut Criterion) {
     let bpe = Tiktoken::o200k_base();
     let text = corpus_or_fixture("prose.txt");
-    // Keep the chunks of 100..=300 tokens, cycling through them up to `CHUNKS`.
-    let sized: Vec<&str> = chunks(&text)
-        .into_iter()
-        .filter(|t| (100..=300).contains(&bpe.count(t)))
-        .collect();
-    let ranked: Vec<(&str, f64)> = sized
-        .iter()
-        .copied()
-        .cycle()
-        .take(CHUNKS)
-        .enumerate()
-        .map(|(i, t)| (t, score(i)))
-        .collect();
+    let ranked = ranked_chunks(&text, CHUNKS, &bpe);
     let counts: Vec<usize> = ranked.iter().map(|(t, _)| bpe.count(t)).collect();
     eprintln!(
         "{} chunks, {}..={} tokens each (median {}), {} in all",

@@ -5,7 +5,7 @@ use ctxbudget::{
     CharEstimate, Tiktoken, TokenCounter, select, select::RankedChunk, select::RankedChunks,
     select::SelectOptions, select::Selection, select::select_by, trim::Boundary,
 };
-use ctxbudget_tests::{MARKDOWN, MULTILINGUAL, PROSE, floor_char_boundary};
+use ctxbudget_tests::{MARKDOWN, MULTILINGUAL, PROSE, floor_char_boundary, ranked_chunks};
 use proptest::prelude::*;
 
 fn words(text: &str) -> usize {
@@ -545,52 +545,6 @@ proptest! {
 // Edges: the joined count before a cut, blank chunks
 // ---------------------------------------------------------------------------
 
-/// The select bench's chunks, from the Markdown fixture: paragraphs merged to
-/// 700..=1,400 bytes, those of 100..=300 o200k tokens, cycled to 1,000 chunks with
-/// the bench's made-up scores (a copy of `benches/select.rs`).
-fn bench_chunks<'a>(text: &'a str, bpe: &Tiktoken) -> Vec<(&'a str, f64)> {
-    const CHUNKS: usize = 1_000;
-    const MIN_BYTES: usize = 700;
-    const MAX_BYTES: usize = 1_400;
-    let paragraphs: Vec<&str> = text
-        .split("\n\n")
-        .filter(|p| !p.trim().is_empty() && p.len() <= MAX_BYTES)
-        .collect();
-    let mut merged = Vec::with_capacity(CHUNKS);
-    let mut i = 0;
-    while merged.len() < CHUNKS {
-        let first = paragraphs[i % paragraphs.len()];
-        let start = first.as_ptr() as usize - text.as_ptr() as usize;
-        let mut end = start + first.len();
-        i += 1;
-        while end - start < MIN_BYTES && i % paragraphs.len() != 0 {
-            let next = paragraphs[i % paragraphs.len()];
-            let next_start = next.as_ptr() as usize - text.as_ptr() as usize;
-            if next_start + next.len() - start > MAX_BYTES {
-                break;
-            }
-            end = next_start + next.len();
-            i += 1;
-        }
-        merged.push(&text[start..end]);
-    }
-    let score = |index: usize| {
-        let mut x = (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        x ^= x >> 31;
-        #[allow(clippy::cast_precision_loss)]
-        let score = (x % 10_000) as f64 / 10_000.0;
-        score
-    };
-    merged
-        .into_iter()
-        .filter(|t| (100..=300).contains(&bpe.count(t)))
-        .cycle()
-        .take(CHUNKS)
-        .enumerate()
-        .map(|(i, t)| (t, score(i)))
-        .collect()
-}
-
 /// The selection's text with its cut chunk whole, or `None` when nothing is cut.
 fn with_cut_chunk_whole<S: AsRef<str>>(
     chunks: &[(S, f64)],
@@ -632,7 +586,7 @@ fn a_chunk_that_fits_whole_in_the_joined_text_is_not_cut() {
     // counts 3,992. With a budget of 4,000 the 19th chunk was cut to 112 of its 137
     // tokens although it fits whole.
     let bpe = o200k();
-    let chunks = bench_chunks(MARKDOWN, bpe);
+    let chunks = ranked_chunks(MARKDOWN, 1_000, bpe);
     let options = SelectOptions::new();
     for budget in (3_990..=4_010).chain([4_096, 4_295, 32_768]) {
         let selection = select(&chunks, budget, bpe, &options);

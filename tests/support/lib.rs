@@ -59,3 +59,69 @@ pub fn floor_char_boundary(text: &str, index: usize) -> usize {
     }
     index
 }
+
+/// Ranked chunks as the select bench makes them: paragraphs of `text` merged to
+/// 700..=1,400 bytes (longer paragraphs left out), those of 100..=300 tokens of
+/// `counter`, cycled to `count` chunks, each with a made-up relevance score in
+/// `0.0..1.0` that is the same on every run. Every chunk is a sub-slice of `text`.
+///
+/// # Panics
+///
+/// When `text` has no paragraph of 100..=300 tokens that fits the merge.
+pub fn ranked_chunks<'a>(
+    text: &'a str,
+    count: usize,
+    counter: &dyn ctxbudget::TokenCounter,
+) -> Vec<(&'a str, f64)> {
+    const MIN_BYTES: usize = 700;
+    const MAX_BYTES: usize = 1_400;
+    let paragraphs: Vec<&str> = text
+        .split("\n\n")
+        .filter(|p| !p.trim().is_empty() && p.len() <= MAX_BYTES)
+        .collect();
+    let mut merged = Vec::with_capacity(count);
+    let mut i = 0;
+    while merged.len() < count {
+        // A run of consecutive paragraphs is a sub-slice of `text`.
+        let first = paragraphs[i % paragraphs.len()];
+        let start = first.as_ptr() as usize - text.as_ptr() as usize;
+        let mut end = start + first.len();
+        i += 1;
+        while end - start < MIN_BYTES && i % paragraphs.len() != 0 {
+            let next = paragraphs[i % paragraphs.len()];
+            let next_start = next.as_ptr() as usize - text.as_ptr() as usize;
+            if next_start + next.len() - start > MAX_BYTES {
+                break;
+            }
+            end = next_start + next.len();
+            i += 1;
+        }
+        merged.push(&text[start..end]);
+    }
+    let sized: Vec<&str> = merged
+        .into_iter()
+        .filter(|t| (100..=300).contains(&counter.count(t)))
+        .collect();
+    assert!(
+        !sized.is_empty(),
+        "no chunk of 100..=300 tokens in the text"
+    );
+    sized
+        .iter()
+        .copied()
+        .cycle()
+        .take(count)
+        .enumerate()
+        .map(|(i, t)| (t, made_up_score(i)))
+        .collect()
+}
+
+/// A made-up relevance score in `0.0..1.0` for the chunk at `index`, the same on
+/// every run.
+fn made_up_score(index: usize) -> f64 {
+    let mut x = (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x ^= x >> 31;
+    #[allow(clippy::cast_precision_loss)]
+    let score = (x % 10_000) as f64 / 10_000.0;
+    score
+}
