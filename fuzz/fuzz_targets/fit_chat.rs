@@ -12,7 +12,7 @@
 use std::collections::HashSet;
 
 use ctxbudget::assemble::{FitError, LayerPolicy, fit_chat, render_chat};
-use ctxbudget::chat::{ChatTrimError, Role, ToolCall};
+use ctxbudget::chat::{Role, ToolCall};
 use ctxbudget::{CharEstimate, Message, TokenCounter};
 use libfuzzer_sys::fuzz_target;
 
@@ -129,7 +129,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(tokens > budget);
             assert_eq!(over, tokens - budget);
         }
-        Err(FitError::Chat(ChatTrimError::OverBudget { needed, budget: b, over })) => {
+        Err(FitError::PinnedMessages { tokens: needed, budget: b, over }) => {
             assert_ne!(policy, LayerPolicy::Never);
             assert_eq!(b, budget);
             assert_eq!(needed, counter.count(&render_chat(pinned.iter().copied())));
