@@ -49,7 +49,9 @@ fn main() -> ExitCode {
     let cut = truncate_at_section_boundary(&text, budget);
     let note = disclosure_trailer(cut.shown, cut.total, "lines", &recovery)
         .expect("the recovery action is not blank");
-    println!("== truncate_at_section_boundary: estimate budget {budget}, note outside the budget ==");
+    println!(
+        "== truncate_at_section_boundary: estimate budget {budget}, note outside the budget =="
+    );
     println!(
         "kept {} of {} lines, estimate {} + note {} tokens",
         cut.shown,

@@ -22,7 +22,10 @@ fn main() {
     ];
     let policies = [
         ("ctxbudget (min_fill 0.8)", TrimOptions::new()),
-        ("coarsest level (min_fill 0.0)", TrimOptions::new().with_min_fill(0.0)),
+        (
+            "coarsest level (min_fill 0.0)",
+            TrimOptions::new().with_min_fill(0.0),
+        ),
     ];
     println!("| text | keep | policy | cuts | mean fill | sentence or stronger |");
     println!("|---|---|---|---|---|---|");
