@@ -32,7 +32,7 @@ pub enum TokenizerFileError {
          download or copy it again"
     )]
     Truncated {
-        /// The file, or "the tokenizer bytes".
+        /// The file, or bytes given directly.
         file: TokenizerSource,
         /// The line where the JSON stops, from 1.
         line: usize,
@@ -46,7 +46,7 @@ pub enum TokenizerFileError {
          corrupt or not a tokenizer file: download or copy it again"
     )]
     Json {
-        /// The file, or "the tokenizer bytes".
+        /// The file, or bytes given directly.
         file: TokenizerSource,
         /// The JSON parser's message.
         message: String,
@@ -60,7 +60,7 @@ pub enum TokenizerFileError {
     /// not add up).
     #[error("{file} is not a usable {kind} file: {message}")]
     Invalid {
-        /// The file, or "the tokenizer bytes".
+        /// The file, or bytes given directly.
         file: TokenizerSource,
         /// `"Hugging Face tokenizer.json"` or `"Tekken"`.
         kind: &'static str,
@@ -83,7 +83,7 @@ impl fmt::Display for TokenizerSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TokenizerSource::File(path) => write!(f, "the tokenizer file `{}`", path.display()),
-            TokenizerSource::Bytes => f.write_str("the tokenizer bytes"),
+            TokenizerSource::Bytes => f.write_str("the given tokenizer data"),
         }
     }
 }
