@@ -396,6 +396,52 @@ proptest! {
         }
     }
 
+    /// Split points are local: one declared in any slice of a text is a split point of
+    /// the whole text, even where the slice cuts through an added token (the engine
+    /// asks about short slices).
+    #[test]
+    fn split_points_of_slices_are_split_points_of_the_text(
+        parts in proptest::collection::vec(prop_oneof![
+            "[a-z .,>\n▁]{1,3}",
+            Just("<EOT>".to_owned()), Just("<META_START>".to_owned()), Just("<SOS>".to_owned()),
+            Just("<s>".to_owned()), Just("</s>".to_owned()), Just("  ".to_owned()),
+        ], 1..8),
+        which in 0usize..64,
+        lo in 0usize..64,
+        hi in 0usize..64,
+    ) {
+        let text = parts.concat();
+        let names = with_splits();
+        let counter = tokenizer(names[which % names.len()]);
+        let bounds = char_boundaries(&text);
+        let (a, b) = (bounds[lo % bounds.len()], bounds[hi % bounds.len()]);
+        let (lo, hi) = (a.min(b), a.max(b));
+        prop_assume!(lo < hi);
+        let slice = &text[lo..hi];
+        let mut declared = Vec::new();
+        let mut from = 0;
+        while let Some(at) = counter.next_split(slice, from) {
+            declared.push(lo + at);
+            from = at + 1;
+        }
+        let mut before = slice.len();
+        while let Some(at) = counter.prev_split(slice, before) {
+            declared.push(lo + at);
+            before = at;
+        }
+        for at in declared {
+            for &x in bounds.iter().filter(|&&x| x < at) {
+                for &y in bounds.iter().filter(|&&y| y > at) {
+                    prop_assert_eq!(
+                        counter.count(&text[x..y]),
+                        counter.count(&text[x..at]) + counter.count(&text[at..y]),
+                        "slice {}..{} x {} at {} y {} {:?}", lo, hi, x, at, y, &text[x..y]
+                    );
+                }
+            }
+        }
+    }
+
     /// Walking forward with `next_split` and backward with `prev_split` finds the
     /// same points, from any offset (inside a char too).
     #[test]

@@ -420,9 +420,20 @@ fn plain_bpe(bpe: &BPE) -> bool {
 
 /// The added tokens of a tokenizer, as far as split points care: an offset inside, at
 /// the edge of, or in whitespace an `lstrip`/`rstrip` token takes in, is never one.
+///
+/// Split points must be local: the trimming engine asks about short slices of a
+/// text, which may cut through an occurrence. So an occurrence that the slice's
+/// edge may hide (the slice starts with the end of a token, or ends with the start
+/// of one) vetoes too.
 struct AddedTokens {
     /// Every non-empty added token, for overlapping search.
     finder: Option<aho_corasick::AhoCorasick>,
+    /// The tokens' contents.
+    contents: Vec<Box<[u8]>>,
+    /// By byte: the tokens that start with it.
+    starting: Vec<Vec<usize>>,
+    /// By byte: `(token, k)` for every `k >= 1` where the token's byte `k` is it.
+    inner: Vec<Vec<(usize, usize)>>,
     /// The longest added token in bytes.
     longest: usize,
     /// Bytes that occur in some added token: an offset with neither neighbouring
@@ -458,8 +469,23 @@ impl AddedTokens {
         } else {
             aho_corasick::AhoCorasick::new(tokens.iter().map(|token| token.content.as_str())).ok()
         };
+        let contents: Vec<Box<[u8]>> = tokens
+            .iter()
+            .map(|token| token.content.as_bytes().into())
+            .collect();
+        let mut starting = vec![Vec::new(); 256];
+        let mut inner = vec![Vec::new(); 256];
+        for (index, content) in contents.iter().enumerate() {
+            starting[usize::from(content[0])].push(index);
+            for (k, &byte) in content.iter().enumerate().skip(1) {
+                inner[usize::from(byte)].push((index, k));
+            }
+        }
         AddedTokens {
             finder,
+            contents,
+            starting,
+            inner,
             longest: tokens.iter().map(|t| t.content.len()).max().unwrap_or(0),
             bytes,
             lstrip: Self::contents(&tokens, |t| t.lstrip),
@@ -513,6 +539,38 @@ impl AddedTokens {
         finder
             .find_overlapping_iter(&text[low..high])
             .any(|found| low + found.start() <= at && at <= low + found.end())
+            || self.may_cross_an_edge(text.as_bytes(), at)
+    }
+
+    /// An occurrence that would reach `at` from beyond an edge of `text`: a token
+    /// whose end begins `text` and reaches `at`, or whose start begins at or before
+    /// `at` and runs past the end of `text`.
+    fn may_cross_an_edge(&self, text: &[u8], at: usize) -> bool {
+        let len = text.len();
+        if at < self.longest {
+            if let Some(&first) = text.first() {
+                for &(token, k) in &self.inner[usize::from(first)] {
+                    let rest = &self.contents[token][k..];
+                    let visible = rest.len().min(len);
+                    if rest.len() >= at && text[..visible] == rest[..visible] {
+                        return true;
+                    }
+                }
+            }
+        }
+        if at < len && len - at < self.longest {
+            for start in len.saturating_sub(self.longest - 1)..=at {
+                let tail = &text[start..];
+                let runs_past = |&token: &usize| {
+                    let content = &self.contents[token];
+                    content.len() > tail.len() && content.starts_with(tail)
+                };
+                if self.starting[usize::from(tail[0])].iter().any(runs_past) {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// An `lstrip` token after the whitespace that starts at `at`: it would take that
@@ -529,7 +587,13 @@ impl AddedTokens {
             return false;
         }
         let after = &rest[skipped..];
-        skipped > STRIP_REACH || self.lstrip.iter().any(|t| after.starts_with(t.as_str()))
+        // Whitespace up to the end of the slice: a token may follow beyond it.
+        skipped > STRIP_REACH
+            || after.is_empty()
+            || self
+                .lstrip
+                .iter()
+                .any(|t| after.starts_with(t.as_str()) || t.starts_with(after))
     }
 
     /// An `rstrip` token before the whitespace that ends at `at`.
@@ -546,6 +610,11 @@ impl AddedTokens {
             return false;
         }
         let before = &head[..head.len() - skipped];
-        skipped > STRIP_REACH || self.rstrip.iter().any(|t| before.ends_with(t.as_str()))
+        skipped > STRIP_REACH
+            || before.is_empty()
+            || self
+                .rstrip
+                .iter()
+                .any(|t| before.ends_with(t.as_str()) || t.ends_with(before))
     }
 }
