@@ -72,7 +72,9 @@ fn the_file_describes_itself() {
     let shown = format!("{:?}", *TEKKEN);
     assert_eq!(shown, r#"Tekken { version: "v3", vocab_size: 131072, .. }"#);
     let boxed: Box<Tekken> = Box::new(TEKKEN.clone());
-    assert_eq!(boxed.count("Bonjour"), (&*TEKKEN).count("Bonjour"));
+    // `&Tekken` is a counter too.
+    let by_ref: &dyn TokenCounter = &&*TEKKEN;
+    assert_eq!(boxed.count("Bonjour"), by_ref.count("Bonjour"));
 }
 
 #[test]
@@ -166,7 +168,7 @@ fn vocabularies_that_do_not_add_up_are_invalid() {
     assert!(message.contains("entry 300 has rank 7"), "{message}");
 
     let message = invalid_message(edited(|json| {
-        json["vocab"][400]["token_bytes"] = "%%".into()
+        json["vocab"][400]["token_bytes"] = "%%".into();
     }));
     assert!(message.contains("rank 400 is not base64"), "{message}");
 
@@ -176,7 +178,7 @@ fn vocabularies_that_do_not_add_up_are_invalid() {
     assert!(message.contains("rank 500 appear twice"), "{message}");
 
     let message = invalid_message(edited(|json| {
-        json["vocab"][65]["token_bytes"] = "QkI=".into()
+        json["vocab"][65]["token_bytes"] = "QkI=".into();
     }));
     assert!(
         message.contains("rank 65 must be the single byte 65"),
@@ -184,7 +186,7 @@ fn vocabularies_that_do_not_add_up_are_invalid() {
     );
 
     let message = invalid_message(edited(|json| {
-        json["config"]["pattern"] = "(unclosed".into()
+        json["config"]["pattern"] = "(unclosed".into();
     }));
     assert!(message.contains("pattern does not compile"), "{message}");
 

@@ -140,6 +140,7 @@ fn error_message(error: &serde_json::Error) -> String {
 }
 
 /// Bytes that are valid UTF-8 JSON of any shape, or the error that says why not.
+#[cfg(feature = "huggingface")]
 pub(crate) fn check_json(
     bytes: &[u8],
     file: &TokenizerSource,
