@@ -4,51 +4,6 @@
 //! Mistral, Qwen, Gemma, ...) and counts what Python `tokenizers` counts:
 //! `len(tokenizer.encode(text, add_special_tokens=False).ids)`, with truncation and
 //! padding off.
-//!
-//! # Split points
-//!
-//! Trimming is fast when the counter knows *split points*, offsets where counts add
-//! up ([`TokenCounter::next_split`]). A `tokenizer.json` runs four stages: added
-//! tokens (`<|eot_id|>`, `<s>`) are cut out of the text first; a normaliser rewrites
-//! each stretch between them; a pre-tokenizer cuts it into pieces; the model encodes
-//! every piece on its own. So an offset is a split point when the pre-tokenizer
-//! provably cuts there in every text around it, the normaliser cannot join the
-//! characters on its two sides, and no added token can match across it. The counter
-//! reads the stages from the file when it loads it and declares split points only
-//! for these, which it can prove:
-//!
-//! | pre-tokenizer | split points |
-//! | --- | --- |
-//! | `ByteLevel` with its regex (GPT-2 and its descendants) | a space after a character other than whitespace; punctuation after a letter or digit (only the space when `add_prefix_space` is on: a text that starts with a space gets no prefix) |
-//! | `Split` with the pattern of GPT-2, `cl100k_base` (Llama 3), Qwen2, `o200k_base` or Tekken, `Isolated`, then `ByteLevel` without its regex | the same two kinds |
-//! | `Metaspace` with `split` on | every space (spaces become `▁`, and every `▁` starts a piece) |
-//! | `Metaspace` with `split` off and a BPE model (Llama 2, Mistral 7B) | a space after a character other than a space, when no token of the vocabulary joins `▁` to a character before it (runs of `▁` aside): checked on the vocabulary when the file is loaded |
-//! | `WhitespaceSplit`, `Whitespace` | between whitespace and what is not, and between a word character and punctuation |
-//!
-//! The proof of the first two is the one for [`Tiktoken`](super::Tiktoken): a piece
-//! never runs from a character other than whitespace into a space, nor from a letter
-//! or digit into punctuation, and no alternative of these patterns looks behind, so
-//! the pieces left of the offset are the same whether the text goes on or ends there.
-//! For `Metaspace` without `split` the whole stretch is one piece; byte-pair merges
-//! only join symbols into tokens of the vocabulary, so when no token reaches across
-//! the offset the merges on each side are the same as on that side alone.
-//!
-//! With a Unicode normaliser (`NFC`, `NFD`, `NFKC`, `NFKD`, `Lowercase`, or a
-//! `Sequence` of these) only offsets between two ASCII characters qualify: ASCII
-//! characters never compose, decompose or change class, so the normalised text is cut
-//! at the same place. Offsets inside, at the edge of, or (for `lstrip`/`rstrip`
-//! tokens) in the whitespace beside any occurrence of an added token are never split
-//! points.
-//!
-//! Everything else gets no split points, and trimming falls back to the correct but
-//! slower search (about 2 full counts of the part it looks at instead of 1):
-//! no pre-tokenizer or an unknown `Split` pattern (three chained `Split`s,
-//! for one), normalisers that look across characters or add text (`Prepend`, as in
-//! the legacy Llama 2 files; `Replace`, `Strip`, `Precompiled`, `BertNormalizer`),
-//! BPE dropout, and added tokens matched after normalisation (`"normalized": true`)
-//! under a normaliser. [`HuggingFace::has_split_points`] says which case a file is.
-//! The property tests in `tests/huggingface.rs` check that counts add up at every
-//! declared split point, on the fixtures and on adversarial text, for each kind.
 
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -106,8 +61,51 @@ const KIND: &str = "Hugging Face tokenizer.json";
 /// # Ok::<(), ctxbudget::count::TokenizerFileError>(())
 /// ```
 ///
-/// See the [module docs](self) for which files give split points (and so fast
-/// trimming).
+/// # Split points
+///
+/// Trimming is fast when the counter knows *split points*, offsets where counts add
+/// up ([`TokenCounter::next_split`]). A `tokenizer.json` runs four stages: added
+/// tokens (`<|eot_id|>`, `<s>`) are cut out of the text first; a normaliser rewrites
+/// each stretch between them; a pre-tokenizer cuts it into pieces; the model encodes
+/// every piece on its own. So an offset is a split point when the pre-tokenizer
+/// provably cuts there in every text around it, the normaliser cannot join the
+/// characters on its two sides, and no added token can match across it. The counter
+/// reads the stages from the file when it loads it and declares split points only
+/// for these, which it can prove:
+///
+/// | pre-tokenizer | split points |
+/// | --- | --- |
+/// | `ByteLevel` with its regex (GPT-2 and its descendants) | a space after a character other than whitespace; punctuation after a letter or digit (only the space when `add_prefix_space` is on: a text that starts with a space gets no prefix) |
+/// | `Split` with the pattern of GPT-2, `cl100k_base` (Llama 3), Qwen2, `o200k_base` or Tekken, `Isolated`, then `ByteLevel` without its regex | the same two kinds |
+/// | `Metaspace` with `split` on | every space (spaces become `▁`, and every `▁` starts a piece) |
+/// | `Metaspace` with `split` off and a BPE model (Llama 2, Mistral 7B) | a space after a character other than a space, when no token of the vocabulary joins `▁` to a character before it (runs of `▁` aside): checked on the vocabulary when the file is loaded |
+/// | `WhitespaceSplit`, `Whitespace` | between whitespace and what is not, and between a word character and punctuation |
+///
+/// The proof of the first two is the one for `Tiktoken`: a piece
+/// never runs from a character other than whitespace into a space, nor from a letter
+/// or digit into punctuation, and no alternative of these patterns looks behind, so
+/// the pieces left of the offset are the same whether the text goes on or ends there.
+/// For `Metaspace` without `split` the whole stretch is one piece; byte-pair merges
+/// only join symbols into tokens of the vocabulary, so when no token reaches across
+/// the offset the merges on each side are the same as on that side alone.
+///
+/// With a Unicode normaliser (`NFC`, `NFD`, `NFKC`, `NFKD`, `Lowercase`, or a
+/// `Sequence` of these) only offsets between two ASCII characters qualify: ASCII
+/// characters never compose, decompose or change class, so the normalised text is cut
+/// at the same place. Offsets inside, at the edge of, or (for `lstrip`/`rstrip`
+/// tokens) in the whitespace beside any occurrence of an added token are never split
+/// points, nor are offsets near the edge of the text given that an occurrence may
+/// reach from beyond it (the trimming engine asks about short slices).
+///
+/// Everything else gets no split points, and trimming falls back to the correct but
+/// slower search (it counts growing parts of the text instead of each piece once):
+/// no pre-tokenizer or an unknown `Split` pattern (three chained `Split`s,
+/// for one), normalisers that look across characters or add text (`Prepend`, as in
+/// the legacy Llama 2 files; `Replace`, `Strip`, `Precompiled`, `BertNormalizer`),
+/// BPE dropout, and added tokens matched after normalisation (`"normalized": true`)
+/// under a normaliser. [`HuggingFace::has_split_points`] says which case a file is.
+/// The property tests in `tests/huggingface.rs` check that counts add up at every
+/// declared split point, on the fixtures and on adversarial text, for each kind.
 #[derive(Clone)]
 pub struct HuggingFace {
     inner: Arc<Inner>,
@@ -187,7 +185,7 @@ impl HuggingFace {
     }
 
     /// Whether this tokenizer has split points, and so trims in time proportional to
-    /// what it keeps (see the [module docs](self)). Without them trimming is still
+    /// what it keeps (see [split points](HuggingFace#split-points)). Without them trimming is still
     /// exact, only slower.
     ///
     /// ```

@@ -8,15 +8,6 @@
 //! it keeps the first `default_vocab_size - default_num_special_tokens` tokens of the
 //! vocabulary and treats text that looks like a special token (`[INST]`, `</s>`) as
 //! ordinary text: special tokens only enter a prompt through the chat template.
-//!
-//! # Split points
-//!
-//! Tekken's pattern is `o200k_base`'s without English contractions and with single
-//! digits; like [`Tiktoken`](super::Tiktoken)'s, its pieces start at a space after a
-//! character other than whitespace and at punctuation (other than an apostrophe)
-//! after a letter or digit, and no alternative looks behind. Those offsets are split
-//! points, checked by the property tests in `tests/tekken.rs`. A file with another
-//! pattern gets none ([`Tekken::has_split_points`]) and trims by the slower search.
 
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -83,6 +74,15 @@ const KIND: &str = "Tekken";
 /// println!("{} tokens", counter.count("Bonjour, le monde !"));
 /// # Ok::<(), ctxbudget::count::TokenizerFileError>(())
 /// ```
+///
+/// # Split points
+///
+/// Tekken's pattern is `o200k_base`'s without English contractions and with single
+/// digits; like `Tiktoken`'s, its pieces start at a space after a
+/// character other than whitespace and at punctuation (other than an apostrophe)
+/// after a letter or digit, and no alternative looks behind. Those offsets are split
+/// points, checked by the property tests in `tests/tekken.rs`. A file with another
+/// pattern gets none ([`Tekken::has_split_points`]) and trims by the slower search.
 #[derive(Clone)]
 pub struct Tekken {
     inner: Arc<Inner>,
