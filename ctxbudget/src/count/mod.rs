@@ -11,6 +11,20 @@ use std::sync::Arc;
 mod tiktoken;
 #[cfg(feature = "tiktoken")]
 pub use tiktoken::{Encoding, Tiktoken, UnknownModel};
+#[cfg(feature = "huggingface")]
+mod huggingface;
+#[cfg(feature = "huggingface")]
+pub use huggingface::HuggingFace;
+#[cfg(any(feature = "huggingface", feature = "tekken"))]
+mod splits;
+#[cfg(feature = "tekken")]
+mod tekken;
+#[cfg(feature = "tekken")]
+pub use tekken::Tekken;
+#[cfg(any(feature = "huggingface", feature = "tekken"))]
+mod tokenizer_file;
+#[cfg(any(feature = "huggingface", feature = "tekken"))]
+pub use tokenizer_file::{TokenizerFileError, TokenizerSource};
 
 /// Counts the tokens a text costs in a model's prompt.
 ///

@@ -1,0 +1,299 @@
+//! Exact counts of Mistral's Tekken tokenizers (`tekken_*.json`), through
+//! tiktoken-rs's byte-pair encoder.
+//!
+//! A Tekken file is a tiktoken-style vocabulary (each token's bytes in base64, with its
+//! rank), a pre-tokenizer pattern, and the number of special tokens reserved in
+//! front of the vocabulary. [`Tekken`] counts what `mistral-common`'s `Tekkenizer`
+//! counts: `len(tokenizer.encode(text, bos=False, eos=False))`. Like `mistral-common`,
+//! it keeps the first `default_vocab_size - default_num_special_tokens` tokens of the
+//! vocabulary and treats text that looks like a special token (`[INST]`, `</s>`) as
+//! ordinary text: special tokens only enter a prompt through the chat template.
+
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::sync::Arc;
+
+use base64::Engine as _;
+use serde::Deserialize;
+use tiktoken_rs::CoreBPE;
+
+use super::TokenCounter;
+use super::splits::{PieceRule, SplitRule, is_known_pattern};
+use super::tokenizer_file::{self, TokenizerFileError, TokenizerSource};
+
+const KIND: &str = "Tekken";
+
+/// Exact token counts of a Mistral Tekken vocabulary (`tekken_*.json`: Mistral Nemo,
+/// Mistral Small 3, Pixtral, Ministral, Codestral 25.01, ...).
+///
+/// The count equals `mistral-common`'s
+/// `len(Tekkenizer.from_file(path).encode(text, bos=False, eos=False))`. Cloning is
+/// cheap: clones share one vocabulary.
+///
+/// ```
+/// use ctxbudget::TokenCounter;
+/// use ctxbudget::count::Tekken;
+///
+/// // A tiny vocabulary: the 256 bytes, then "he", "ll" and "hell". Real files come
+/// // with `mistral-common` or beside a model's weights.
+/// # use base64::Engine as _;
+/// # let base64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+/// let tokens: Vec<Vec<u8>> = (0u8..=255)
+///     .map(|byte| vec![byte])
+///     .chain(["he", "ll", "hell"].map(|token| token.as_bytes().to_vec()))
+///     .collect();
+/// let vocab: Vec<String> = tokens
+///     .iter()
+///     .enumerate()
+///     .map(|(rank, bytes)| {
+///         let bytes = base64(bytes);
+///         format!(r#"{{"rank": {rank}, "token_bytes": "{bytes}", "token_str": null}}"#)
+///     })
+///     .collect();
+/// let json = format!(
+///     r#"{{"config": {{"pattern": "\\S+|\\s+", "num_vocab_tokens": 259,
+///       "default_vocab_size": 269, "default_num_special_tokens": 10, "version": "v3"}},
+///       "vocab": [{}]}}"#,
+///     vocab.join(","),
+/// );
+/// let counter = Tekken::from_bytes(json)?;
+/// assert_eq!(counter.count("hello"), 2); // "hell" + "o"
+/// assert_eq!(counter.count("[INST]"), 6); // special-looking text is ordinary text
+/// assert!(!counter.has_split_points()); // an unknown pattern
+/// # Ok::<(), ctxbudget::count::TokenizerFileError>(())
+/// ```
+///
+/// Loading a real file:
+///
+/// ```no_run
+/// use ctxbudget::{TokenCounter, count::Tekken};
+///
+/// let counter = Tekken::from_file("models/mistral-nemo/tekken.json")?;
+/// assert!(counter.has_split_points());
+/// println!("{} tokens", counter.count("Bonjour, le monde !"));
+/// # Ok::<(), ctxbudget::count::TokenizerFileError>(())
+/// ```
+///
+/// # Split points
+///
+/// Tekken's pattern is `o200k_base`'s without English contractions and with single
+/// digits; like `Tiktoken`'s, its pieces start at a space after a
+/// character other than whitespace and at punctuation (other than an apostrophe)
+/// after a letter or digit, and no alternative looks behind. Those offsets are split
+/// points, checked by the property tests in `tests/tekken.rs`. A file with another
+/// pattern gets none ([`Tekken::has_split_points`]) and trims by the slower search.
+#[derive(Clone)]
+pub struct Tekken {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    bpe: CoreBPE,
+    splits: Option<SplitRule>,
+    vocab_size: usize,
+    version: String,
+}
+
+/// The parts of a Tekken file the count depends on (`mistral-common`'s `ModelData`).
+#[derive(Deserialize)]
+struct TekkenFile {
+    config: Config,
+    vocab: Vec<TokenInfo>,
+}
+
+#[derive(Deserialize)]
+struct Config {
+    pattern: String,
+    default_vocab_size: usize,
+    default_num_special_tokens: usize,
+    version: String,
+}
+
+#[derive(Deserialize)]
+struct TokenInfo {
+    rank: u64,
+    token_bytes: String,
+}
+
+impl Tekken {
+    /// Loads the Tekken file at `path`.
+    ///
+    /// # Errors
+    ///
+    /// [`TokenizerFileError`], naming the file: it cannot be read
+    /// ([`Read`](TokenizerFileError::Read)), it is cut short
+    /// ([`Truncated`](TokenizerFileError::Truncated)), it is not JSON
+    /// ([`Json`](TokenizerFileError::Json)), or its sections are missing or do not add
+    /// up ([`Invalid`](TokenizerFileError::Invalid): a rank out of order, bad base64,
+    /// a vocabulary shorter than the configured size, a pattern that does not compile).
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Self, TokenizerFileError> {
+        let path = path.as_ref();
+        let bytes = tokenizer_file::read(path)?;
+        Self::load(&bytes, &TokenizerSource::of(Some(path)))
+    }
+
+    /// Loads a Tekken file from its bytes.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_file`](Self::from_file), except that nothing is read.
+    pub fn from_bytes(bytes: impl AsRef<[u8]>) -> Result<Self, TokenizerFileError> {
+        Self::load(bytes.as_ref(), &TokenizerSource::Bytes)
+    }
+
+    fn load(bytes: &[u8], file: &TokenizerSource) -> Result<Self, TokenizerFileError> {
+        let parsed: TekkenFile = serde_json::from_slice(bytes)
+            .map_err(|error| tokenizer_file::json_error(file.clone(), KIND, &error))?;
+        let invalid = |message: String| TokenizerFileError::Invalid {
+            file: file.clone(),
+            kind: KIND,
+            message,
+        };
+        let config = &parsed.config;
+        let inner_size = config
+            .default_vocab_size
+            .checked_sub(config.default_num_special_tokens)
+            .ok_or_else(|| {
+                invalid(format!(
+                    "default_vocab_size ({}) is smaller than default_num_special_tokens ({})",
+                    config.default_vocab_size, config.default_num_special_tokens
+                ))
+            })?;
+        if inner_size < 256 || inner_size > parsed.vocab.len() {
+            return Err(invalid(format!(
+                "the configuration asks for {inner_size} ordinary tokens \
+                 (default_vocab_size - default_num_special_tokens), but the vocabulary has {} \
+                 and needs at least the 256 single bytes",
+                parsed.vocab.len()
+            )));
+        }
+        let mut ranks = rustc_hash::FxHashMap::default();
+        ranks.reserve(inner_size);
+        for (index, token) in parsed.vocab.iter().take(inner_size).enumerate() {
+            if usize::try_from(token.rank).ok() != Some(index) {
+                return Err(invalid(format!(
+                    "vocabulary entry {index} has rank {}; ranks must count up from 0",
+                    token.rank
+                )));
+            }
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(&token.token_bytes)
+                .map_err(|error| {
+                    invalid(format!(
+                        "token_bytes of rank {index} is not base64 ({error}): {:?}",
+                        token.token_bytes
+                    ))
+                })?;
+            if index < 256 && bytes != [u8::try_from(index).unwrap_or_default()] {
+                return Err(invalid(format!(
+                    "rank {index} must be the single byte {index}, as in every Tekken file"
+                )));
+            }
+            let rank = u32::try_from(index).map_err(|_| invalid("too many tokens".into()))?;
+            if ranks.insert(bytes, rank).is_some() {
+                return Err(invalid(format!(
+                    "the bytes of rank {index} appear twice in the vocabulary"
+                )));
+            }
+        }
+        let bpe = match catch_unwind(|| {
+            CoreBPE::new(ranks, rustc_hash::FxHashMap::default(), &config.pattern)
+        }) {
+            Ok(Ok(bpe)) => bpe,
+            Ok(Err(error)) => {
+                return Err(invalid(format!("its pattern does not compile: {error}")));
+            }
+            Err(_) => return Err(invalid("tiktoken-rs panicked building the encoder".into())),
+        };
+        let splits = is_known_pattern(&config.pattern).then_some(SplitRule {
+            pieces: PieceRule::Pattern { punctuation: true },
+            ascii_only: false,
+        });
+        Ok(Tekken {
+            inner: Arc::new(Inner {
+                bpe,
+                splits,
+                vocab_size: config.default_vocab_size,
+                version: config.version.clone(),
+            }),
+        })
+    }
+
+    /// Whether the file's pattern is one whose split points are proven (every Tekken
+    /// file published so far), so trimming takes time proportional to what it keeps.
+    pub fn has_split_points(&self) -> bool {
+        self.inner.splits.is_some()
+    }
+
+    /// The vocabulary size the model uses, special tokens included
+    /// (`default_vocab_size`).
+    pub fn vocab_size(&self) -> usize {
+        self.inner.vocab_size
+    }
+
+    /// The tokenizer version the file declares (`"v3"`, `"v7"`, ...).
+    pub fn version(&self) -> &str {
+        &self.inner.version
+    }
+}
+
+impl fmt::Debug for Tekken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tekken")
+            .field("version", &self.inner.version)
+            .field("vocab_size", &self.inner.vocab_size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TokenCounter for Tekken {
+    /// The number of tokens `mistral-common` gives `text`, without BOS or EOS.
+    ///
+    /// Should the encoder panic on a text (its pattern comes from the file; the
+    /// published ones do not), the count is the text's length in bytes plus one, more
+    /// than a byte-level vocabulary can give.
+    fn count(&self, text: &str) -> usize {
+        let bpe = &self.inner.bpe;
+        catch_unwind(AssertUnwindSafe(|| bpe.encode_ordinary(text).len()))
+            .unwrap_or_else(|_| text.len().saturating_add(1))
+    }
+
+    fn next_split(&self, text: &str, from: usize) -> Option<usize> {
+        self.inner.splits?.next(text, from, |_| false)
+    }
+
+    fn prev_split(&self, text: &str, before: usize) -> Option<usize> {
+        self.inner.splits?.prev(text, before, |_| false)
+    }
+}
+
+impl TokenCounter for &Tekken {
+    fn count(&self, text: &str) -> usize {
+        (**self).count(text)
+    }
+    fn next_split(&self, text: &str, from: usize) -> Option<usize> {
+        (**self).next_split(text, from)
+    }
+    fn prev_split(&self, text: &str, before: usize) -> Option<usize> {
+        (**self).prev_split(text, before)
+    }
+    fn count_within(&self, text: &str, limit: usize) -> Option<usize> {
+        (**self).count_within(text, limit)
+    }
+}
+
+impl TokenCounter for Box<Tekken> {
+    fn count(&self, text: &str) -> usize {
+        (**self).count(text)
+    }
+    fn next_split(&self, text: &str, from: usize) -> Option<usize> {
+        (**self).next_split(text, from)
+    }
+    fn prev_split(&self, text: &str, before: usize) -> Option<usize> {
+        (**self).prev_split(text, before)
+    }
+    fn count_within(&self, text: &str, limit: usize) -> Option<usize> {
+        (**self).count_within(text, limit)
+    }
+}

@@ -1,0 +1,478 @@
+//! The Hugging Face counter: counts equal Python `tokenizers`', split points add up on
+//! real and adversarial text for every kind of pre-tokenizer, and bad files give
+//! errors that name them.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::LazyLock;
+
+use ctxbudget::count::{HuggingFace, TokenizerFileError, TokenizerSource};
+use ctxbudget::{Keep, TokenCounter, TrimOptions, trim_with};
+use ctxbudget_tests::{CODE, FIXTURES, MARKDOWN, MULTILINGUAL, PROSE, floor_char_boundary};
+use proptest::prelude::*;
+use serde_json::Value;
+
+fn fixture_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/tokenizers")
+        .join(name)
+}
+
+/// A shipped tokenizer file, uncompressed.
+fn gunzip(name: &str) -> Vec<u8> {
+    let compressed = std::fs::read(fixture_path(name)).unwrap();
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(&compressed[..])
+        .read_to_end(&mut bytes)
+        .unwrap();
+    bytes
+}
+
+/// `tests/fixtures/tokenizers/huggingface_counts.json`, written by
+/// `tests/fixtures/make_tokenizer_counts.py` with Python `tokenizers` 0.23.
+static EXPECTED: LazyLock<Value> = LazyLock::new(|| {
+    serde_json::from_str(include_str!("fixtures/tokenizers/huggingface_counts.json")).unwrap()
+});
+
+/// Every tokenizer of the fixture: a shipped file with the fixture's patch applied
+/// (top-level sections replaced), loaded once.
+static TOKENIZERS: LazyLock<Vec<(String, HuggingFace)>> = LazyLock::new(|| {
+    let mut files = std::collections::HashMap::new();
+    EXPECTED["tokenizers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| {
+            let file = entry["file"].as_str().unwrap();
+            let base: &Value = files
+                .entry(file.to_owned())
+                .or_insert_with(|| serde_json::from_slice::<Value>(&gunzip(file)).unwrap());
+            let mut config = base.clone();
+            for (key, value) in entry["patch"].as_object().unwrap() {
+                config[key] = value.clone();
+            }
+            let bytes = serde_json::to_vec(&config).unwrap();
+            let name = entry["name"].as_str().unwrap().to_owned();
+            let counter = HuggingFace::from_bytes(bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+            (name, counter)
+        })
+        .collect()
+});
+
+fn tokenizer(name: &str) -> &'static HuggingFace {
+    &TOKENIZERS.iter().find(|(n, _)| n == name).unwrap().1
+}
+
+/// The texts of the fixture's cases: slices of the shipped text fixtures, or the
+/// adversarial strings themselves.
+fn cases() -> Vec<&'static str> {
+    EXPECTED["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|case| {
+            if let Some(text) = case["text"].as_str() {
+                return text;
+            }
+            let whole = match case["fixture"].as_str().unwrap() {
+                "markdown.md" => MARKDOWN,
+                "prose.txt" => PROSE,
+                "code.txt" => CODE,
+                "multilingual.txt" => MULTILINGUAL,
+                other => panic!("unknown fixture {other}"),
+            };
+            let start = usize::try_from(case["start"].as_u64().unwrap()).unwrap();
+            let end = usize::try_from(case["end"].as_u64().unwrap()).unwrap();
+            &whole[start..end]
+        })
+        .collect()
+}
+
+/// Python `tokenizers`' `len(encode(text, add_special_tokens=False).ids)` for 234
+/// texts, for Anthropic's `tokenizer.json`, Mistral 7B's converted one, and variants
+/// with other normalisers, pre-tokenizers and added-token options.
+#[test]
+fn counts_equal_python_tokenizers() {
+    let cases = cases();
+    assert!(cases.len() > 200);
+    let entries = EXPECTED["tokenizers"].as_array().unwrap();
+    assert_eq!(entries.len(), TOKENIZERS.len());
+    for (entry, (name, counter)) in entries.iter().zip(TOKENIZERS.iter()) {
+        let counts = entry["counts"].as_array().unwrap();
+        assert_eq!(counts.len(), cases.len());
+        for (text, count) in cases.iter().zip(counts) {
+            let expected = usize::try_from(count.as_u64().unwrap()).unwrap();
+            assert_eq!(counter.count(text), expected, "{name} {text:?}");
+        }
+    }
+}
+
+/// Which files get split points, and why the others do not.
+#[test]
+fn split_points_follow_the_pre_tokenizer() {
+    for (name, counter) in TOKENIZERS.iter() {
+        let expected = name != "mistral-v1-legacy";
+        assert_eq!(
+            counter.has_split_points(),
+            expected,
+            "{name}: {:?}",
+            counter.why_no_split_points()
+        );
+    }
+    let legacy = tokenizer("mistral-v1-legacy");
+    assert!(legacy.why_no_split_points().unwrap().contains("normalizer"));
+    assert_eq!(legacy.next_split("a b c", 0), None);
+    assert_eq!(legacy.prev_split("a b c", 5), None);
+}
+
+#[test]
+fn added_tokens_are_one_token_and_never_split() {
+    let counter = tokenizer("anthropic");
+    assert_eq!(counter.count("<EOT>"), 1);
+    let text = "x <EOT> y.<META_START>z";
+    let mut points = Vec::new();
+    let mut from = 0;
+    while let Some(at) = counter.next_split(text, from) {
+        points.push(at);
+        from = at + 1;
+    }
+    // The space after `x` and the full stop after `y` are split points; the space
+    // right after `<EOT>` (offset 7, its end) is not, nor anything inside it.
+    assert_eq!(points, vec![1, 9]);
+}
+
+/// NFKC turns `℀` into `a/c`, so after a letter it joins that letter's piece: under
+/// a normaliser only offsets between two ASCII characters are split points.
+#[test]
+fn normalisers_keep_split_points_between_ascii_characters() {
+    let nfkc = tokenizer("anthropic");
+    let plain = tokenizer("anthropic-no-normalizer");
+    assert_ne!(nfkc.count("a℀"), nfkc.count("a") + nfkc.count("℀"));
+    assert_eq!(nfkc.next_split("a℀ b c", 0), Some("a℀ b".len()));
+    assert_eq!(plain.next_split("a℀ b c", 0), Some(1));
+    assert_eq!(plain.count("a℀"), plain.count("a") + plain.count("℀"));
+}
+
+#[test]
+fn the_counter_is_a_cheap_shared_handle() {
+    let counter = tokenizer("anthropic").clone();
+    assert_eq!(counter.vocab_size(), 65_000);
+    let boxed: Box<HuggingFace> = Box::new(counter.clone());
+    // `&HuggingFace` is a counter too.
+    let by_ref: &dyn TokenCounter = &&counter;
+    assert_eq!(boxed.count("hello world"), by_ref.count("hello world"));
+    let shown = format!("{counter:?}");
+    assert!(
+        shown.starts_with("HuggingFace { vocab_size: 65000"),
+        "{shown}"
+    );
+}
+
+/// Every split point of the fixtures' first 2,000 bytes: the counts of the two sides
+/// add up, for every tokenizer that declares split points.
+#[test]
+fn split_points_add_up_on_every_fixture() {
+    for (name, counter) in TOKENIZERS.iter() {
+        for (fixture, text) in FIXTURES {
+            let text = &text[..floor_char_boundary(text, 2_000)];
+            let whole = counter.count(text);
+            let mut from = 0;
+            let mut checked = 0;
+            while let Some(at) = counter.next_split(text, from) {
+                assert_eq!(
+                    whole,
+                    counter.count(&text[..at]) + counter.count(&text[at..]),
+                    "{name} {fixture} at {at}"
+                );
+                from = at + 1;
+                checked += 1;
+            }
+            if counter.has_split_points() && fixture != "multilingual" {
+                assert!(
+                    checked > 50,
+                    "{name} {fixture}: only {checked} split points"
+                );
+            }
+        }
+    }
+}
+
+/// Trimming with these counters keeps the budget and cuts where the engine says.
+#[test]
+fn trimming_fits_the_budget() {
+    for (name, counter) in TOKENIZERS.iter() {
+        for budget in [1, 7, 100, 400] {
+            for keep in [Keep::Head, Keep::Tail] {
+                let options = TrimOptions::new().keep(keep);
+                let result = trim_with(PROSE, budget, counter, &options);
+                assert!(result.tokens <= budget, "{name} {budget} {keep:?}");
+                assert_eq!(result.tokens, counter.count(result.kept), "{name} {budget}");
+                if budget >= 100 {
+                    assert!(
+                        result.kept.len() > budget * 2,
+                        "{name} {budget} kept too little"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn truncated_files_say_so_and_name_the_file() {
+    let bytes = gunzip("anthropic-tokenizer.json.gz");
+    let dir = std::env::temp_dir().join(format!("ctxbudget-hf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("tokenizer.json");
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let error = HuggingFace::from_file(&path).unwrap_err();
+    let message = error.to_string();
+    assert!(
+        matches!(&error, TokenizerFileError::Truncated { file: TokenizerSource::File(p), line, .. }
+            if *p == path && *line >= 1),
+        "{error:?}"
+    );
+    assert!(message.contains(&path.display().to_string()), "{message}");
+    assert!(message.contains("truncated"), "{message}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn corrupt_files_say_where() {
+    let mut bytes = gunzip("anthropic-tokenizer.json.gz");
+    bytes[1_000..1_010].copy_from_slice(b"\x00garbage\xff\xfe");
+    let error = HuggingFace::from_bytes(&bytes).unwrap_err();
+    assert!(
+        matches!(
+            &error,
+            TokenizerFileError::Json {
+                file: TokenizerSource::Bytes,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    let message = error.to_string();
+    assert!(
+        message.starts_with("the given tokenizer data is not valid JSON"),
+        "{message}"
+    );
+    assert!(message.contains("column"), "{message}");
+}
+
+#[test]
+fn json_that_is_no_tokenizer_is_invalid() {
+    for (json, says) in [
+        (r#"{"version": "1.0"}"#, "Model"),
+        ("[1, 2, 3]", ""),
+        (
+            r#"{"version": "1.0", "added_tokens": [], "normalizer": null,
+                "pre_tokenizer": {"type": "NoSuchThing"}, "post_processor": null,
+                "decoder": null, "model": {"type": "WordLevel", "vocab": {"[UNK]": 0},
+                "unk_token": "[UNK]"}}"#,
+            "",
+        ),
+        (
+            // Loads, but cannot encode: the unknown token is not in the vocabulary.
+            r#"{"version": "1.0", "added_tokens": [], "normalizer": null,
+                "pre_tokenizer": {"type": "Whitespace"}, "post_processor": null,
+                "decoder": null, "model": {"type": "WordLevel", "vocab": {"a": 0},
+                "unk_token": "[UNK]"}}"#,
+            "cannot encode",
+        ),
+    ] {
+        let error = HuggingFace::from_bytes(json).unwrap_err();
+        assert!(
+            matches!(
+                &error,
+                TokenizerFileError::Invalid {
+                    kind: "Hugging Face tokenizer.json",
+                    ..
+                }
+            ),
+            "{json}: {error:?}"
+        );
+        let message = error.to_string();
+        assert!(
+            message.contains("not a usable Hugging Face tokenizer.json"),
+            "{message}"
+        );
+        assert!(message.contains(says), "{message}");
+    }
+    let empty = HuggingFace::from_bytes("").unwrap_err();
+    assert!(
+        matches!(empty, TokenizerFileError::Truncated { .. }),
+        "{empty:?}"
+    );
+}
+
+#[test]
+fn missing_files_are_a_read_error() {
+    let error = HuggingFace::from_file("no/such/tokenizer.json").unwrap_err();
+    assert!(
+        matches!(&error, TokenizerFileError::Read { .. }),
+        "{error:?}"
+    );
+    assert!(
+        error.to_string().contains("`no/such/tokenizer.json`"),
+        "{error}"
+    );
+}
+
+fn char_boundaries(text: &str) -> Vec<usize> {
+    (0..=text.len())
+        .filter(|&i| text.is_char_boundary(i))
+        .collect()
+}
+
+/// The names of the tokenizers that declare split points.
+fn with_splits() -> Vec<&'static str> {
+    TOKENIZERS
+        .iter()
+        .filter(|(_, c)| c.has_split_points())
+        .map(|(n, _)| n.as_str())
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// The contract of `TokenCounter::next_split` on slices of real text: for
+    /// x < split < y, count(x..y) == count(x..split) + count(split..y).
+    #[test]
+    fn split_points_are_additive(
+        fixture in 0usize..4,
+        which in 0usize..64,
+        start in 0usize..30_000,
+        span in 1usize..400,
+        cut in 0usize..400,
+    ) {
+        let text = [PROSE, MARKDOWN, CODE, MULTILINGUAL][fixture];
+        let names = with_splits();
+        let counter = tokenizer(names[which % names.len()]);
+        let bounds = char_boundaries(text);
+        let x = bounds[start % bounds.len()];
+        let y = bounds[(bounds.partition_point(|&b| b < x) + span).min(bounds.len() - 1)];
+        prop_assume!(x < y);
+        if let Some(split) = counter.next_split(text, x + 1 + cut % (y - x)).filter(|&s| s < y) {
+            prop_assert_eq!(
+                counter.count(&text[x..y]),
+                counter.count(&text[x..split]) + counter.count(&text[split..y])
+            );
+        }
+    }
+
+    /// The same on adversarial text: every kind of whitespace, `▁`, added tokens
+    /// and pieces of them, characters that NFKC folds or composes, combining marks,
+    /// Hangul jamo, contractions; every x < split < y around every split point.
+    #[test]
+    fn split_points_are_additive_on_adversarial_text(
+        parts in proptest::collection::vec(prop_oneof![
+            "[a-zA-Z0-9 \t\n\r.,'!?+/\u{a0}\u{3000}é日本。、\u{301}\u{327}▁_-]{1,4}",
+            Just("<EOT>".to_owned()), Just("<META".to_owned()), Just("_START>".to_owned()),
+            Just("<SOS>".to_owned()), Just("<s>".to_owned()), Just("</s>".to_owned()),
+            Just("ﬁ".to_owned()), Just("①".to_owned()), Just("㎏".to_owned()),
+            Just("ｆ".to_owned()), Just("Å".to_owned()), Just("\u{1100}\u{1161}".to_owned()),
+            Just("\u{11a8}".to_owned()), Just("'s".to_owned()), Just("  ".to_owned()),
+            Just("K".to_owned()), Just("\u{212a}".to_owned()), Just("℀".to_owned()),
+            Just("™".to_owned()), Just("⑴".to_owned()), Just("＂".to_owned()),
+        ], 1..10),
+        which in 0usize..64,
+    ) {
+        let text = parts.concat();
+        let names = with_splits();
+        let counter = tokenizer(names[which % names.len()]);
+        let bounds = char_boundaries(&text);
+        let mut from = 0;
+        while let Some(at) = counter.next_split(&text, from) {
+            for &x in bounds.iter().filter(|&&x| x < at) {
+                for &y in bounds.iter().filter(|&&y| y > at) {
+                    prop_assert_eq!(
+                        counter.count(&text[x..y]),
+                        counter.count(&text[x..at]) + counter.count(&text[at..y]),
+                        "x {} at {} y {} {:?}", x, at, y, &text[x..y]
+                    );
+                }
+            }
+            from = at + 1;
+        }
+    }
+
+    /// Split points are local: one declared in any slice of a text is a split point of
+    /// the whole text, even where the slice cuts through an added token (the engine
+    /// asks about short slices).
+    #[test]
+    fn split_points_of_slices_are_split_points_of_the_text(
+        parts in proptest::collection::vec(prop_oneof![
+            "[a-z .,>\n▁]{1,3}",
+            Just("<EOT>".to_owned()), Just("<META_START>".to_owned()), Just("<SOS>".to_owned()),
+            Just("<s>".to_owned()), Just("</s>".to_owned()), Just("  ".to_owned()),
+        ], 1..8),
+        which in 0usize..64,
+        lo in 0usize..64,
+        hi in 0usize..64,
+    ) {
+        let text = parts.concat();
+        let names = with_splits();
+        let counter = tokenizer(names[which % names.len()]);
+        let bounds = char_boundaries(&text);
+        let (a, b) = (bounds[lo % bounds.len()], bounds[hi % bounds.len()]);
+        let (lo, hi) = (a.min(b), a.max(b));
+        prop_assume!(lo < hi);
+        let slice = &text[lo..hi];
+        let mut declared = Vec::new();
+        let mut from = 0;
+        while let Some(at) = counter.next_split(slice, from) {
+            declared.push(lo + at);
+            from = at + 1;
+        }
+        let mut before = slice.len();
+        while let Some(at) = counter.prev_split(slice, before) {
+            declared.push(lo + at);
+            before = at;
+        }
+        for at in declared {
+            for &x in bounds.iter().filter(|&&x| x < at) {
+                for &y in bounds.iter().filter(|&&y| y > at) {
+                    prop_assert_eq!(
+                        counter.count(&text[x..y]),
+                        counter.count(&text[x..at]) + counter.count(&text[at..y]),
+                        "slice {}..{} x {} at {} y {} {:?}", lo, hi, x, at, y, &text[x..y]
+                    );
+                }
+            }
+        }
+    }
+
+    /// Walking forward with `next_split` and backward with `prev_split` finds the
+    /// same points, from any offset (inside a char too).
+    #[test]
+    fn next_and_prev_split_agree(
+        text in "[a-z .,<>EOTS▁\u{3000}é日]{0,40}",
+        which in 0usize..64,
+        from in 0usize..50,
+    ) {
+        let names = with_splits();
+        let counter = tokenizer(names[which % names.len()]);
+        let mut forward = Vec::new();
+        let mut at = from;
+        while let Some(found) = counter.next_split(&text, at) {
+            prop_assert!(found >= at && found > 0 && found < text.len());
+            prop_assert!(text.is_char_boundary(found));
+            forward.push(found);
+            at = found + 1;
+        }
+        let mut backward = Vec::new();
+        let mut before = text.len();
+        while let Some(found) = counter.prev_split(&text, before) {
+            prop_assert!(found < before);
+            if found < from {
+                break;
+            }
+            backward.push(found);
+            before = found;
+        }
+        backward.reverse();
+        prop_assert_eq!(forward, backward);
+    }
+}

@@ -1,0 +1,297 @@
+//! The Tekken counter: counts equal `mistral-common`'s, split points add up on real
+//! and adversarial text, and bad files give errors that name them.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::LazyLock;
+
+use ctxbudget::count::{Tekken, TokenizerFileError, TokenizerSource};
+use ctxbudget::{Keep, TokenCounter, TrimOptions, trim_with};
+use ctxbudget_tests::{CODE, FIXTURES, MARKDOWN, MULTILINGUAL, PROSE, floor_char_boundary};
+use proptest::prelude::*;
+use serde_json::Value;
+
+fn gunzip(name: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/tokenizers")
+        .join(name);
+    let compressed = std::fs::read(path).unwrap();
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(&compressed[..])
+        .read_to_end(&mut bytes)
+        .unwrap();
+    bytes
+}
+
+/// `tests/fixtures/tokenizers/tekken_counts.json`, written by
+/// `tests/fixtures/make_tokenizer_counts.py` with `mistral-common` 1.13.
+static EXPECTED: LazyLock<Value> = LazyLock::new(|| {
+    serde_json::from_str(include_str!("fixtures/tokenizers/tekken_counts.json")).unwrap()
+});
+
+/// The unmodified `tekken_240718.json` of `mistral-common` (Mistral Nemo's).
+static FILE: LazyLock<Vec<u8>> = LazyLock::new(|| gunzip("tekken_240718.json.gz"));
+
+static TEKKEN: LazyLock<Tekken> = LazyLock::new(|| Tekken::from_bytes(&*FILE).unwrap());
+
+/// `mistral-common`'s `len(Tekkenizer.encode(text, bos=False, eos=False))` for 234
+/// texts: slices of the fixtures and adversarial strings (special-looking text too).
+#[test]
+fn counts_equal_mistral_common() {
+    assert_eq!(EXPECTED["file"], "tekken_240718.json.gz");
+    let cases = EXPECTED["cases"].as_array().unwrap();
+    assert!(cases.len() > 200);
+    for case in cases {
+        let text = if let Some(text) = case["text"].as_str() {
+            text
+        } else {
+            let whole = match case["fixture"].as_str().unwrap() {
+                "markdown.md" => MARKDOWN,
+                "prose.txt" => PROSE,
+                "code.txt" => CODE,
+                "multilingual.txt" => MULTILINGUAL,
+                other => panic!("unknown fixture {other}"),
+            };
+            let start = usize::try_from(case["start"].as_u64().unwrap()).unwrap();
+            let end = usize::try_from(case["end"].as_u64().unwrap()).unwrap();
+            &whole[start..end]
+        };
+        let expected = usize::try_from(case["count"].as_u64().unwrap()).unwrap();
+        assert_eq!(TEKKEN.count(text), expected, "{text:?}");
+    }
+}
+
+#[test]
+fn the_file_describes_itself() {
+    assert_eq!(TEKKEN.version(), "v3");
+    assert_eq!(TEKKEN.vocab_size(), 131_072);
+    assert!(TEKKEN.has_split_points());
+    // Special tokens are ordinary text: `[INST]` is several tokens, never one.
+    assert!(TEKKEN.count("[INST]") > 1);
+    assert_eq!(TEKKEN.count(""), 0);
+    let shown = format!("{:?}", *TEKKEN);
+    assert_eq!(shown, r#"Tekken { version: "v3", vocab_size: 131072, .. }"#);
+    let boxed: Box<Tekken> = Box::new(TEKKEN.clone());
+    // `&Tekken` is a counter too.
+    let by_ref: &dyn TokenCounter = &&*TEKKEN;
+    assert_eq!(boxed.count("Bonjour"), by_ref.count("Bonjour"));
+}
+
+#[test]
+fn split_points_add_up_on_every_fixture() {
+    let counter = &*TEKKEN;
+    for (name, text) in FIXTURES {
+        let text = &text[..floor_char_boundary(text, 4_000)];
+        let whole = counter.count(text);
+        let mut from = 0;
+        let mut checked = 0;
+        while let Some(at) = counter.next_split(text, from) {
+            assert_eq!(
+                whole,
+                counter.count(&text[..at]) + counter.count(&text[at..]),
+                "{name} at {at}"
+            );
+            from = at + 1;
+            checked += 1;
+        }
+        assert!(checked > 50, "{name}: only {checked} split points");
+    }
+}
+
+#[test]
+fn trimming_fits_the_budget() {
+    for budget in [1, 10, 300] {
+        for keep in [Keep::Head, Keep::Tail] {
+            let result = trim_with(MARKDOWN, budget, &*TEKKEN, &TrimOptions::new().keep(keep));
+            assert!(result.tokens <= budget);
+            assert_eq!(result.tokens, TEKKEN.count(result.kept));
+        }
+    }
+}
+
+/// The file with its JSON edited: `edit` changes the parsed file.
+fn edited(edit: impl FnOnce(&mut Value)) -> Result<Tekken, TokenizerFileError> {
+    let mut json: Value = serde_json::from_slice(&FILE).unwrap();
+    // Keep the tests quick: the first 1,000 tokens are a valid vocabulary.
+    json["vocab"].as_array_mut().unwrap().truncate(1_000);
+    json["config"]["default_vocab_size"] = 1_100.into();
+    json["config"]["default_num_special_tokens"] = 100.into();
+    edit(&mut json);
+    Tekken::from_bytes(serde_json::to_vec(&json).unwrap())
+}
+
+fn invalid_message(result: Result<Tekken, TokenizerFileError>) -> String {
+    let error = result.unwrap_err();
+    assert!(
+        matches!(
+            &error,
+            TokenizerFileError::Invalid {
+                kind: "Tekken",
+                file: TokenizerSource::Bytes,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    let message = error.to_string();
+    assert!(message.starts_with("the given tokenizer data is not a usable Tekken file: "));
+    message
+}
+
+#[test]
+fn a_cut_down_vocabulary_still_loads() {
+    let small = edited(|_| {}).unwrap();
+    assert_eq!(small.vocab_size(), 1_100);
+    assert!(small.count("hello world") >= TEKKEN.count("hello world"));
+}
+
+#[test]
+fn vocabularies_that_do_not_add_up_are_invalid() {
+    let message = invalid_message(edited(|json| {
+        json["config"]["default_vocab_size"] = 5_000.into();
+    }));
+    assert!(
+        message.contains("asks for 4900 ordinary tokens"),
+        "{message}"
+    );
+    assert!(message.contains("has 1000"), "{message}");
+
+    let message = invalid_message(edited(|json| {
+        json["config"]["default_num_special_tokens"] = 2_000.into();
+    }));
+    assert!(
+        message.contains("smaller than default_num_special_tokens (2000)"),
+        "{message}"
+    );
+
+    let message = invalid_message(edited(|json| json["vocab"][300]["rank"] = 7.into()));
+    assert!(message.contains("entry 300 has rank 7"), "{message}");
+
+    let message = invalid_message(edited(|json| {
+        json["vocab"][400]["token_bytes"] = "%%".into();
+    }));
+    assert!(message.contains("rank 400 is not base64"), "{message}");
+
+    let message = invalid_message(edited(|json| {
+        json["vocab"][500]["token_bytes"] = json["vocab"][499]["token_bytes"].clone();
+    }));
+    assert!(message.contains("rank 500 appear twice"), "{message}");
+
+    let message = invalid_message(edited(|json| {
+        json["vocab"][65]["token_bytes"] = "QkI=".into();
+    }));
+    assert!(
+        message.contains("rank 65 must be the single byte 65"),
+        "{message}"
+    );
+
+    let message = invalid_message(edited(|json| {
+        json["config"]["pattern"] = "(unclosed".into();
+    }));
+    assert!(message.contains("pattern does not compile"), "{message}");
+
+    let message = invalid_message(edited(|json| {
+        json.as_object_mut().unwrap().remove("config");
+    }));
+    assert!(message.contains("missing field `config`"), "{message}");
+}
+
+#[test]
+fn another_pattern_means_no_split_points() {
+    let counter = edited(|json| json["config"]["pattern"] = r"\S+|\s+".into()).unwrap();
+    assert!(!counter.has_split_points());
+    assert_eq!(counter.next_split("a b. c", 0), None);
+    assert_eq!(counter.prev_split("a b. c", 6), None);
+}
+
+#[test]
+fn truncated_and_corrupt_files_name_the_file() {
+    let dir = std::env::temp_dir().join(format!("ctxbudget-tekken-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("tekken.json");
+    std::fs::write(&path, &FILE[..FILE.len() / 3]).unwrap();
+    let error = Tekken::from_file(&path).unwrap_err();
+    assert!(
+        matches!(&error, TokenizerFileError::Truncated { file: TokenizerSource::File(p), .. } if *p == path),
+        "{error:?}"
+    );
+    let message = error.to_string();
+    assert!(
+        message.contains(&format!("`{}`", path.display())),
+        "{message}"
+    );
+    assert!(message.contains("truncated"), "{message}");
+
+    let mut corrupt = FILE[..10_000].to_vec();
+    corrupt[5_000] = b'}';
+    std::fs::write(&path, &corrupt).unwrap();
+    let error = Tekken::from_file(&path).unwrap_err();
+    assert!(
+        matches!(&error, TokenizerFileError::Json { line, .. } if *line > 1),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("corrupt"), "{error}");
+
+    std::fs::remove_dir_all(&dir).unwrap();
+    let error = Tekken::from_file(&path).unwrap_err();
+    assert!(
+        matches!(&error, TokenizerFileError::Read { .. }),
+        "{error:?}"
+    );
+}
+
+fn char_boundaries(text: &str) -> Vec<usize> {
+    (0..=text.len())
+        .filter(|&i| text.is_char_boundary(i))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// The contract of `TokenCounter::next_split` on slices of real text.
+    #[test]
+    fn split_points_are_additive(
+        fixture in 0usize..4,
+        start in 0usize..30_000,
+        span in 1usize..400,
+        cut in 0usize..400,
+    ) {
+        let text = [PROSE, MARKDOWN, CODE, MULTILINGUAL][fixture];
+        let counter = &*TEKKEN;
+        let bounds = char_boundaries(text);
+        let x = bounds[start % bounds.len()];
+        let y = bounds[(bounds.partition_point(|&b| b < x) + span).min(bounds.len() - 1)];
+        prop_assume!(x < y);
+        if let Some(split) = counter.next_split(text, x + 1 + cut % (y - x)).filter(|&s| s < y) {
+            prop_assert_eq!(
+                counter.count(&text[x..y]),
+                counter.count(&text[x..split]) + counter.count(&text[split..y])
+            );
+        }
+    }
+
+    /// Every x < split < y around every split point of adversarial text: case
+    /// changes (Tekken's letter runs split on them), digits, marks, every kind of
+    /// whitespace, `/` (which punctuation runs take in), apostrophes.
+    #[test]
+    fn split_points_are_additive_on_adversarial_text(
+        text in "[a-zA-Z0-9ÀéǅʰΣ \t\n\r.,'’!?+/\u{a0}\u{3000}日本。、々〇\u{301}\u{903}क-]{1,40}",
+    ) {
+        let counter = &*TEKKEN;
+        let bounds = char_boundaries(&text);
+        let mut from = 0;
+        while let Some(at) = counter.next_split(&text, from) {
+            for &x in bounds.iter().filter(|&&x| x < at) {
+                for &y in bounds.iter().filter(|&&y| y > at) {
+                    prop_assert_eq!(
+                        counter.count(&text[x..y]),
+                        counter.count(&text[x..at]) + counter.count(&text[at..y]),
+                        "x {} at {} y {}", x, at, y
+                    );
+                }
+            }
+            from = at + 1;
+        }
+    }
+}
