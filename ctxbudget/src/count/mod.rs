@@ -3,7 +3,17 @@
 //! - [`TokenCounter`]: the one trait every counter implements (closures included).
 //! - [`Tiktoken`] (feature `tiktoken`, on by default): exact counts in OpenAI's
 //!   encodings ([`Encoding`]), equal to Python `tiktoken`'s.
+//! - `HuggingFace` (feature `huggingface`): exact counts of any Hugging Face
+//!   `tokenizer.json` (Llama, Mistral, Qwen, DeepSeek and most open models), equal to
+//!   Python `tokenizers`' `len(encode(text, add_special_tokens=False).ids)`.
+//! - `Tekken` (feature `tekken`): exact counts of Mistral's `tekken_*.json`
+//!   vocabularies, equal to `mistral-common`'s.
 //! - [`CharEstimate`]: `ceil(chars / 4)`, for when no tokenizer is at hand.
+//!
+//! Counters that know their pre-tokenizer declare *split points*
+//! ([`TokenCounter::next_split`]), places where counts add up exactly, which is what
+//! lets the trimming engine count only what it keeps. A counter that declares none is
+//! still exact, only slower to trim with.
 
 use std::sync::Arc;
 
