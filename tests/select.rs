@@ -702,3 +702,27 @@ proptest! {
         prop_assert_eq!(kept, best, "budget {}: {:?}", budget, selection);
     }
 }
+
+#[test]
+fn the_count_made_from_the_last_exact_count_is_the_count_of_the_text() {
+    // With o200k the final count is made from the last exact count on (the text
+    // before the last split point of the anchored chunk is not counted again): it must
+    // still be the count of the whole text, with and without a cut chunk, scanning
+    // or not.
+    let bpe = o200k();
+    for (text, count) in [(MARKDOWN, 300), (PROSE, 300)] {
+        let chunks = ranked_chunks(text, count, bpe);
+        for scanning in [false, true] {
+            let options = SelectOptions::new().with_keep_scanning(scanning);
+            for budget in (250..6_000).step_by(233) {
+                let selection = select(&chunks, budget, bpe, &options);
+                assert_eq!(
+                    selection.tokens,
+                    bpe.count(&selection.text()),
+                    "budget {budget}"
+                );
+                assert!(selection.tokens <= budget);
+            }
+        }
+    }
+}

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 
 use super::ranked::RankedText;
-use crate::count::TokenCounter;
+use crate::count::{TokenCounter, is_trusted};
 use crate::trim::{Boundary, Keep, TrimOptions, trim_with};
 
 /// How [`select`] joins and cuts chunks.
@@ -436,6 +436,9 @@ struct Picks<'a> {
     exact: bool,
     /// How many chunks were added since `used` was last exact.
     estimated: usize,
+    /// The last exact count: how many of the first chosen chunks it covers, and what
+    /// their joined text costs. [`verify`] counts on from there.
+    anchor: (usize, usize),
 }
 
 impl<'a> Picks<'a> {
@@ -447,7 +450,13 @@ impl<'a> Picks<'a> {
             used: 0,
             exact: true,
             estimated: 0,
+            anchor: (0, 0),
         }
+    }
+
+    /// Records that `used` is the exact count of the chunks chosen so far.
+    fn anchor_here(&mut self) {
+        self.anchor = (self.chosen.len(), self.used);
     }
 
     /// Adds a chunk whose own cost (with its separator and marker) is `cost`. The
@@ -462,6 +471,9 @@ impl<'a> Picks<'a> {
         }
         self.chosen.push(chosen);
         self.sources.push(source);
+        if self.exact {
+            self.anchor_here();
+        }
     }
 
     /// Adds a whole chunk after which the joined text was counted: `tokens`.
@@ -471,6 +483,7 @@ impl<'a> Picks<'a> {
         self.used = tokens;
         self.exact = true;
         self.estimated = 0;
+        self.anchor_here();
     }
 
     /// The joined text, as [`Selection::text`] renders it.
@@ -494,7 +507,46 @@ impl<'a> Picks<'a> {
             self.used = counter.count(&self.text(options));
             self.exact = true;
             self.estimated = 0;
+            self.anchor_here();
         }
+    }
+
+    /// The count of the joined text from the last exact count on, for a counter whose
+    /// split points are trusted to add up (see [`crate::count::is_trusted`]): what the
+    /// anchored chunks cost before the last split point of the last of them, plus one
+    /// count of the rest. `None` when that is not possible (no anchor left, or no
+    /// split point in the anchored chunk), and the whole text must be counted.
+    fn count_from_anchor<C: TokenCounter + ?Sized>(
+        &self,
+        counter: &C,
+        options: &SelectOptions,
+    ) -> Option<usize> {
+        let (covered, tokens) = self.anchor;
+        if covered == 0 || covered > self.chosen.len() || !is_trusted(counter) {
+            return None;
+        }
+        if covered == self.chosen.len() {
+            return Some(tokens);
+        }
+        let anchored = self.chosen[covered - 1];
+        if anchored.cut.is_some() {
+            return None;
+        }
+        let split = counter.prev_split(anchored.text, anchored.text.len())?;
+        let tail = anchored
+            .text
+            .get(split..)
+            .filter(|t| split > 0 && !t.is_empty())?;
+        let head = tokens.checked_sub(counter.count(tail))?;
+        let mut rest = String::from(tail);
+        for chunk in &self.chosen[covered..] {
+            rest.push_str(&options.separator);
+            rest.push_str(chunk.text);
+            if chunk.cut.is_some() {
+                rest.push_str(&options.marker);
+            }
+        }
+        Some(head.saturating_add(counter.count(&rest)))
     }
 
     /// What one more chunk's separator costs.
@@ -766,9 +818,12 @@ where
         let Some(last) = picks.chosen.last().copied() else {
             return 0;
         };
-        // Counted here even when `picks.used` is exact: the reported count is always
-        // `counter.count` of the text, whatever `count_within` said.
-        let tokens = counter.count(&picks.text(options));
+        // The reported count is always `counter.count` of the text, whatever
+        // `count_within` said: counted whole, or, for a counter whose split points are
+        // trusted to add up, from the last exact count on.
+        let tokens = picks
+            .count_from_anchor(counter, options)
+            .unwrap_or_else(|| counter.count(&picks.text(options)));
         if tokens <= budget {
             return tokens;
         }
