@@ -4,7 +4,7 @@
 //! - [`Tiktoken`] (feature `tiktoken`, on by default): exact counts in OpenAI's
 //!   encodings ([`Encoding`]), equal to Python `tiktoken`'s.
 //! - `HuggingFace` (feature `huggingface`): exact counts of any Hugging Face
-//!   `tokenizer.json` (Llama, Mistral, Qwen, DeepSeek and most open models), equal to
+//!   `tokenizer.json` (Llama, Mistral, Qwen and most open models), equal to
 //!   Python `tokenizers`' `len(encode(text, add_special_tokens=False).ids)`.
 //! - `Tekken` (feature `tekken`): exact counts of Mistral's `tekken_*.json`
 //!   vocabularies, equal to `mistral-common`'s.
