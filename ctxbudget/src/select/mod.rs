@@ -18,8 +18,10 @@
 //! - [`RankedChunks`] is an owned collection to keep in a struct;
 //!   [`RankedChunks::select`] does the same.
 
+mod options;
 mod ranked;
 mod selection;
 
+pub use options::SelectOptions;
 pub use ranked::{RankedChunk, RankedChunks, RankedText};
-pub use selection::{Chosen, SelectOptions, SelectStats, Selection, select, select_by};
+pub use selection::{Chosen, SelectStats, Selection, select, select_by};

@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use super::selection::{SelectOptions, Selection, select};
+use super::options::SelectOptions;
+use super::selection::{Selection, select};
 use crate::count::TokenCounter;
 
 /// A piece of text with a relevance score: what [`select`] chooses from.
