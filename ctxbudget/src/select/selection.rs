@@ -737,6 +737,7 @@ where
 mod tests {
     use super::*;
     use crate::count::CharEstimate;
+    use crate::trim::TrimOptions;
 
     #[test]
     fn order_is_descending_stable_with_nan_last() {
