@@ -201,7 +201,7 @@ fn split_points_add_up_on_every_fixture() {
 #[test]
 fn trimming_fits_the_budget() {
     for (name, counter) in TOKENIZERS.iter() {
-        for budget in [1, 7, 100, 400] {
+        for budget in [1, 7, 100, 400, 2_500] {
             for keep in [Keep::Head, Keep::Tail] {
                 let options = TrimOptions::new().keep(keep);
                 let result = trim_with(PROSE, budget, counter, &options);

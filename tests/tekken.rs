@@ -100,7 +100,7 @@ fn split_points_add_up_on_every_fixture() {
 
 #[test]
 fn trimming_fits_the_budget() {
-    for budget in [1, 10, 300] {
+    for budget in [1, 10, 300, 2_500] {
         for keep in [Keep::Head, Keep::Tail] {
             let result = trim_with(MARKDOWN, budget, &*TEKKEN, &TrimOptions::new().keep(keep));
             assert!(result.tokens <= budget);
