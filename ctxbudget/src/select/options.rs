@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use crate::trim::{Keep, TrimOptions};
 
-/// How [`select`] joins and cuts chunks.
+/// How [`select`](super::select()) joins and cuts chunks.
 ///
 /// ```
 /// use ctxbudget::{trim::Boundary, select::SelectOptions, TrimOptions};
