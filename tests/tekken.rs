@@ -7,7 +7,9 @@ use std::sync::LazyLock;
 
 use ctxbudget::count::{Tekken, TokenizerFileError, TokenizerSource};
 use ctxbudget::{Keep, TokenCounter, TrimOptions, trim_with};
-use ctxbudget_tests::{CODE, FIXTURES, MARKDOWN, MULTILINGUAL, PROSE, floor_char_boundary};
+use ctxbudget_tests::{
+    CODE, FIXTURES, MARKDOWN, MULTILINGUAL, PROSE, floor_char_boundary, slice_around_split,
+};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -259,11 +261,7 @@ proptest! {
     ) {
         let text = [PROSE, MARKDOWN, CODE, MULTILINGUAL][fixture];
         let counter = &*TEKKEN;
-        let bounds = char_boundaries(text);
-        let x = bounds[start % bounds.len()];
-        let y = bounds[(bounds.partition_point(|&b| b < x) + span).min(bounds.len() - 1)];
-        prop_assume!(x < y);
-        if let Some(split) = counter.next_split(text, x + 1 + cut % (y - x)).filter(|&s| s < y) {
+        if let Some((x, split, y)) = slice_around_split(counter, text, start, span, cut) {
             prop_assert_eq!(
                 counter.count(&text[x..y]),
                 counter.count(&text[x..split]) + counter.count(&text[split..y])

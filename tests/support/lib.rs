@@ -125,3 +125,29 @@ fn made_up_score(index: usize) -> f64 {
     let score = (x % 10_000) as f64 / 10_000.0;
     score
 }
+
+/// A slice `x..y` of `text` and a split point `split` of `counter` inside it
+/// (`x < split < y`), chosen by the property tests' numbers: `x` the char boundary at
+/// `start` (modulo), `y` about `span` chars later, the split the first at or after
+/// `x + 1 + cut % (y - x)`. `None` when the slice is empty or holds no split point.
+/// The split-point contract is `count(x..y) == count(x..split) + count(split..y)`.
+pub fn slice_around_split(
+    counter: &dyn ctxbudget::TokenCounter,
+    text: &str,
+    start: usize,
+    span: usize,
+    cut: usize,
+) -> Option<(usize, usize, usize)> {
+    let bounds: Vec<usize> = (0..=text.len())
+        .filter(|&i| text.is_char_boundary(i))
+        .collect();
+    let x = bounds[start % bounds.len()];
+    let y = bounds[(bounds.partition_point(|&b| b < x) + span).min(bounds.len() - 1)];
+    if x >= y {
+        return None;
+    }
+    let split = counter
+        .next_split(text, x + 1 + cut % (y - x))
+        .filter(|&s| s < y)?;
+    Some((x, split, y))
+}

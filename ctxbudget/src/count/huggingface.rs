@@ -261,42 +261,6 @@ impl TokenCounter for HuggingFace {
     }
 }
 
-impl TokenCounter for &HuggingFace {
-    fn count(&self, text: &str) -> usize {
-        (**self).count(text)
-    }
-    fn next_split(&self, text: &str, from: usize) -> Option<usize> {
-        (**self).next_split(text, from)
-    }
-    fn prev_split(&self, text: &str, before: usize) -> Option<usize> {
-        (**self).prev_split(text, before)
-    }
-    fn count_within(&self, text: &str, limit: usize) -> Option<usize> {
-        (**self).count_within(text, limit)
-    }
-    fn __trusted(&self, seal: super::seal::Seal) -> bool {
-        (**self).__trusted(seal)
-    }
-}
-
-impl TokenCounter for Box<HuggingFace> {
-    fn count(&self, text: &str) -> usize {
-        (**self).count(text)
-    }
-    fn next_split(&self, text: &str, from: usize) -> Option<usize> {
-        (**self).next_split(text, from)
-    }
-    fn prev_split(&self, text: &str, before: usize) -> Option<usize> {
-        (**self).prev_split(text, before)
-    }
-    fn count_within(&self, text: &str, limit: usize) -> Option<usize> {
-        (**self).count_within(text, limit)
-    }
-    fn __trusted(&self, seal: super::seal::Seal) -> bool {
-        (**self).__trusted(seal)
-    }
-}
-
 /// The split rule of a loaded tokenizer, or why it has none.
 fn split_rule(tokenizer: &Tokenizer, added: &AddedTokens) -> Result<SplitRule, &'static str> {
     let ascii_only = match tokenizer.get_normalizer() {

@@ -266,6 +266,10 @@ forward_token_counter!(
 );
 #[cfg(feature = "tiktoken")]
 forward_token_counter!(['c] &'c self::Tiktoken, [] Box<self::Tiktoken>);
+#[cfg(feature = "huggingface")]
+forward_token_counter!(['c] &'c HuggingFace, [] Box<HuggingFace>);
+#[cfg(feature = "tekken")]
+forward_token_counter!(['c] &'c Tekken, [] Box<Tekken>);
 
 /// The character estimate: `ceil(chars / 4)` tokens, and `""` costs 0.
 ///

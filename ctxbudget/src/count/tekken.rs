@@ -274,39 +274,3 @@ impl TokenCounter for Tekken {
         true
     }
 }
-
-impl TokenCounter for &Tekken {
-    fn count(&self, text: &str) -> usize {
-        (**self).count(text)
-    }
-    fn next_split(&self, text: &str, from: usize) -> Option<usize> {
-        (**self).next_split(text, from)
-    }
-    fn prev_split(&self, text: &str, before: usize) -> Option<usize> {
-        (**self).prev_split(text, before)
-    }
-    fn count_within(&self, text: &str, limit: usize) -> Option<usize> {
-        (**self).count_within(text, limit)
-    }
-    fn __trusted(&self, seal: super::seal::Seal) -> bool {
-        (**self).__trusted(seal)
-    }
-}
-
-impl TokenCounter for Box<Tekken> {
-    fn count(&self, text: &str) -> usize {
-        (**self).count(text)
-    }
-    fn next_split(&self, text: &str, from: usize) -> Option<usize> {
-        (**self).next_split(text, from)
-    }
-    fn prev_split(&self, text: &str, before: usize) -> Option<usize> {
-        (**self).prev_split(text, before)
-    }
-    fn count_within(&self, text: &str, limit: usize) -> Option<usize> {
-        (**self).count_within(text, limit)
-    }
-    fn __trusted(&self, seal: super::seal::Seal) -> bool {
-        (**self).__trusted(seal)
-    }
-}
