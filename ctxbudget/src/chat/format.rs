@@ -123,7 +123,7 @@ impl ChatFormat {
         M: ChatMessage + ?Sized,
     {
         self.message_overhead(counter, message)
-            .saturating_add(counter.count(message.content()))
+            .saturating_add(message.content_tokens(counter))
     }
 
     /// What one message costs apart from its content: the per-message tokens, its

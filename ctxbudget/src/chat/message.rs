@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::count::TokenCounter;
+
 /// Who wrote a chat message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -215,6 +217,28 @@ pub trait ChatMessage {
     fn tool_call_id(&self) -> Option<&str> {
         None
     }
+
+    /// Every call this message answers. Default: its
+    /// [`tool_call_id`](ChatMessage::tool_call_id), if any.
+    ///
+    /// Override it when one message answers several calls, as an Anthropic user
+    /// message with several `tool_result` blocks does: such a message is kept with
+    /// the calls it answers, or dropped with them, exactly like a
+    /// [`Tool`](Role::Tool) message.
+    fn tool_result_ids(&self) -> impl Iterator<Item = &str> {
+        self.tool_call_id().into_iter()
+    }
+
+    /// What the message's content costs with `counter`. Default: the count of
+    /// [`content`](ChatMessage::content).
+    ///
+    /// Override it when the content is more than one text (parts, images, documents):
+    /// [`ChatFormat`](super::ChatFormat) adds this to the message's overhead, so the
+    /// trimmer sees what the provider bills. [`content`](ChatMessage::content) stays
+    /// the text that `allow_partial` may cut and that hooks read.
+    fn content_tokens<C: TokenCounter + ?Sized>(&self, counter: &C) -> usize {
+        counter.count(self.content())
+    }
 }
 
 impl ChatMessage for Message {
@@ -252,6 +276,12 @@ macro_rules! forward_chat_message {
             }
             fn tool_call_id(&self) -> Option<&str> {
                 (**self).tool_call_id()
+            }
+            fn tool_result_ids(&self) -> impl Iterator<Item = &str> {
+                (**self).tool_result_ids()
+            }
+            fn content_tokens<C: TokenCounter + ?Sized>(&self, counter: &C) -> usize {
+                (**self).content_tokens(counter)
             }
         }
     )*};

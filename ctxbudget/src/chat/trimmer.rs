@@ -7,7 +7,7 @@ use super::format::{ChatFormat, HistoryBudget};
 use super::message::{ChatMessage, Role};
 use super::pass::Pass;
 use super::report::{DropReason, TrimmedChat};
-use super::units::{RoleSet, Unit, tool_units};
+use super::units::{RoleSet, Unit, answers_calls, tool_units};
 use crate::count::TokenCounter;
 use crate::trim::{Keep, TrimOptions, trim_with};
 
@@ -71,10 +71,13 @@ pub enum ChatStrategy {
 /// a tool call and its results as one unit:
 ///
 /// - A *call* is an [`Assistant`](Role::Assistant) message with at least one tool
-///   call. Its *results* are the [`Tool`](Role::Tool) messages that directly follow it
-///   (only other tool messages in between) and whose
-///   [`tool_call_id`](ChatMessage::tool_call_id) is one of its call ids. Parallel
-///   calls (several ids in one message) form a single unit with all their results.
+///   call. Its *results* are the messages that directly follow it (only other results
+///   in between) and answer its call ids: [`Tool`](Role::Tool) messages whose
+///   [`tool_call_id`](ChatMessage::tool_call_id) is one of them, or messages that
+///   answer several calls at once through
+///   [`tool_result_ids`](ChatMessage::tool_result_ids) (Anthropic's user messages of
+///   `tool_result` blocks), all of whose ids are among them. Parallel calls (several
+///   ids in one message) form a single unit with all their results.
 /// - A unit is kept whole or dropped whole, never kept in part. When the hook removes
 ///   any member of a unit, the rest of it is dropped too ([`DropReason::Unpaired`]).
 /// - A unit that is already broken in the input — a call with an id that has no
@@ -477,7 +480,7 @@ impl<C: TokenCounter> ChatTrimmer<C> {
         };
         let element = pass.elements[seq];
         let message = element.message;
-        if element.role == Role::Tool || message.tool_calls().next().is_some() {
+        if answers_calls(message) || message.tool_calls().next().is_some() {
             return;
         }
         let room = usize::try_from(pass.room()).unwrap_or(usize::MAX);

@@ -31,20 +31,22 @@ pub(super) fn tool_units<M: ChatMessage>(history: &[M]) -> Vec<Unit> {
     let mut i = 0;
     while i < history.len() {
         let message = &history[i];
-        let role = message.role();
-        if role == Role::Assistant && message.tool_calls().next().is_some() {
+        if message.role() == Role::Assistant && message.tool_calls().next().is_some() {
             let ids: HashSet<&str> = message.tool_calls().map(|c| c.id).collect();
             let mut answered: HashSet<&str> = HashSet::with_capacity(ids.len());
             let mut members = vec![i];
             let mut strays = Vec::new();
             let mut j = i + 1;
-            while let Some(next) = history.get(j).filter(|m| m.role() == Role::Tool) {
-                match next.tool_call_id().filter(|id| ids.contains(id)) {
-                    Some(id) => {
-                        answered.insert(id);
-                        members.push(j);
-                    }
-                    None => strays.push(j),
+            while let Some(next) = history.get(j).filter(|m| answers_calls(*m)) {
+                // A message that answers a call of another turn (or no call, for a
+                // tool message without an id) would be an orphan if kept.
+                let mut results = next.tool_result_ids().peekable();
+                let belongs = results.peek().is_some() && results.all(|id| ids.contains(id));
+                if belongs {
+                    answered.extend(next.tool_result_ids());
+                    members.push(j);
+                } else {
+                    strays.push(j);
                 }
                 j += 1;
             }
@@ -60,7 +62,7 @@ pub(super) fn tool_units<M: ChatMessage>(history: &[M]) -> Vec<Unit> {
         } else {
             units.push(Unit {
                 members: vec![i],
-                complete: role != Role::Tool,
+                complete: !answers_calls(message),
             });
             i += 1;
         }
@@ -68,6 +70,12 @@ pub(super) fn tool_units<M: ChatMessage>(history: &[M]) -> Vec<Unit> {
     // Strays were pushed after their call's unit; keep units ordered by first member.
     units.sort_by_key(Unit::first);
     units
+}
+
+/// Whether `message` is a tool result: a [`Role::Tool`] message, or any message that
+/// names calls it answers (Anthropic's user message with `tool_result` blocks).
+pub(super) fn answers_calls<M: ChatMessage>(message: &M) -> bool {
+    message.role() == Role::Tool || message.tool_result_ids().next().is_some()
 }
 
 /// A set of roles, for `start_on` and `end_on`; empty means the option is off.
@@ -143,6 +151,54 @@ mod tests {
                 (vec![6], false),
                 (vec![7], true),
                 (vec![8], false),
+            ]
+        );
+    }
+
+    /// A user message answering several calls at once, as Anthropic's `tool_result`
+    /// blocks do.
+    struct Answers(Role, Vec<&'static str>, Vec<&'static str>);
+
+    impl ChatMessage for Answers {
+        fn role(&self) -> Role {
+            self.0
+        }
+        fn content(&self) -> &'static str {
+            ""
+        }
+        fn tool_calls(&self) -> impl Iterator<Item = crate::chat::ToolCallRef<'_>> {
+            self.1.iter().map(|&id| crate::chat::ToolCallRef {
+                id,
+                name: "f",
+                arguments: "{}",
+            })
+        }
+        fn tool_result_ids(&self) -> impl Iterator<Item = &str> {
+            self.2.iter().copied()
+        }
+    }
+
+    #[test]
+    fn units_pair_calls_with_messages_that_answer_several() {
+        let history = [
+            Answers(Role::User, vec![], vec![]),
+            Answers(Role::Assistant, vec!["a", "b"], vec![]),
+            Answers(Role::User, vec![], vec!["a", "b"]),
+            Answers(Role::Assistant, vec!["c"], vec![]),
+            // Answers c and a call of another turn: an orphan if kept.
+            Answers(Role::User, vec![], vec!["c", "a"]),
+            Answers(Role::User, vec![], vec!["zzz"]),
+            Answers(Role::User, vec![], vec![]),
+        ];
+        assert_eq!(
+            shape(&tool_units(&history)),
+            vec![
+                (vec![0], true),
+                (vec![1, 2], true),
+                (vec![3], false),
+                (vec![4], false),
+                (vec![5], false),
+                (vec![6], true),
             ]
         );
     }

@@ -1,0 +1,63 @@
+//! [`RequestError`]: why a request body could not be read, checked or fitted.
+
+use thiserror::Error;
+
+/// Why a request body could not be read, checked or fitted; every message says what
+/// was wrong and how to fix it.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum RequestError {
+    /// The body is not JSON of the expected shape: serde's message (with the line and
+    /// column) and what ctxbudget expected there.
+    #[error("{format} request body: {source} ({expected})")]
+    Json {
+        /// Which format was being read.
+        format: super::RequestFormat,
+        /// What ctxbudget expected.
+        expected: &'static str,
+        /// serde's error, with its position.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A tool result answers a call id that no earlier assistant message made.
+    #[error(
+        "message {message}: a tool result answers call id `{id}`, which no assistant message right before it makes; remove the result or add its call (providers reject orphaned tool results with a 400)"
+    )]
+    OrphanToolResult {
+        /// The index of the message in `messages`.
+        message: usize,
+        /// The call id it answers.
+        id: String,
+    },
+    /// A tool call has no result in the messages right after it.
+    #[error(
+        "message {message}: tool call `{id}` has no result in the messages right after it; add the result or remove the call (providers reject unanswered tool calls)"
+    )]
+    UnansweredToolCall {
+        /// The index of the assistant message in `messages`.
+        message: usize,
+        /// The call id.
+        id: String,
+    },
+    /// Two tool calls share one id, so results cannot be paired.
+    #[error(
+        "messages {first} and {second}: two tool calls share the id `{id}`; call ids must be unique in a request"
+    )]
+    DuplicateCallId {
+        /// The call id.
+        id: String,
+        /// The message of the first call.
+        first: usize,
+        /// The message of the second.
+        second: usize,
+    },
+    /// A message is not where or what the format allows (a `tool_result` block that
+    /// is not at the start of its user message, content of the wrong type, ...).
+    #[error("message {message}: {problem}")]
+    InvalidMessage {
+        /// The index of the message in `messages`.
+        message: usize,
+        /// What is wrong and how to fix it.
+        problem: String,
+    },
+}
