@@ -60,4 +60,33 @@ pub enum RequestError {
         /// What is wrong and how to fix it.
         problem: String,
     },
+    /// What must stay in the request is over its input limit: the fields outside
+    /// the messages, the system messages and the latest user message with the tool
+    /// calls it answers, and the reply priming.
+    #[error(
+        "the request needs at least {needed} input tokens for what must stay (tool definitions, system messages, the latest user message), {over} over the limit of {limit}: raise the limit (a model with a larger window, a smaller output reservation), shorten the system prompt or the latest message, or send fewer tools"
+    )]
+    DoesNotFit {
+        /// What must stay costs; `usize::MAX` when too large to count.
+        needed: usize,
+        /// The input limit.
+        limit: usize,
+        /// `needed - limit`.
+        over: usize,
+    },
+    /// The fitter was asked to fit without a limit.
+    #[error(
+        "no input limit: call `with_max_input(tokens)` or `with_window(window, output)` on the RequestFitter before fitting"
+    )]
+    NoLimit,
+    /// The output reservation is the whole window or more, so no input fits.
+    #[error(
+        "the output reservation of {output} tokens leaves no input in a window of {window}: lower `max_tokens` (or `max_completion_tokens`) in the request, or the default output"
+    )]
+    OutputOverWindow {
+        /// The output reserved.
+        output: usize,
+        /// The window.
+        window: usize,
+    },
 }

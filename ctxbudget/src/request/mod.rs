@@ -15,10 +15,14 @@
 
 pub mod anthropic;
 mod error;
+mod fit;
 pub mod image;
 pub mod openai;
+mod report;
 
 pub use error::RequestError;
+pub use fit::{FittedRequest, InputLimit, RequestCount, RequestFitter};
+pub use report::{DroppedRequestMessage, RequestReport};
 
 use std::fmt;
 

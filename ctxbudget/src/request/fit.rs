@@ -1,0 +1,464 @@
+//! [`RequestFitter`]: count a provider request and trim it to its input limit by
+//! removing whole messages.
+
+use super::report::{DroppedRequestMessage, RequestReport};
+use super::{RequestCost, RequestError, WireRequest};
+use crate::ChatTrimmer;
+use crate::chat::{ChatMessage, ChatTrimError, Role};
+use crate::count::TokenCounter;
+
+/// How many tokens of input a request may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InputLimit {
+    /// At most this many input tokens.
+    MaxInput(usize),
+    /// The model's context window, of which the output is reserved: the body's own
+    /// output limit (`max_completion_tokens`, `max_tokens`) when it sets one, else
+    /// `default_output`.
+    Window {
+        /// The context window in tokens, input and output together.
+        window: usize,
+        /// The output reserved when the body does not set its own limit.
+        default_output: usize,
+    },
+}
+
+/// What a request costs, part by part.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RequestCount {
+    /// The whole request's input tokens: `fixed + messages`.
+    pub tokens: usize,
+    /// What the request costs outside its messages: tool definitions, a top-level
+    /// system prompt.
+    pub fixed: usize,
+    /// What the messages cost, per-message overhead and reply priming included.
+    pub messages: usize,
+    /// Why the count is an estimate; empty when it is as exact as the counter.
+    pub assumptions: Vec<super::Assumption>,
+}
+
+/// A request that fits, and the report of what was done to it.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct FittedRequest<R> {
+    /// The request: the input's own, with whole messages removed and nothing else
+    /// changed.
+    pub request: R,
+    /// What was kept and dropped, the tokens before and after, the limit.
+    pub report: RequestReport,
+}
+
+/// Counts provider requests and trims them to an input limit.
+///
+/// Trimming removes whole messages, oldest first, and touches no field of a kept
+/// message. It keeps the system (and OpenAI developer) messages and the latest user
+/// message, keeps every tool call with all of its results (parallel calls are never
+/// split), and starts the history on a user message. Fields outside `messages` (tool
+/// definitions, a top-level system prompt) are kept and counted first.
+///
+/// The request is checked first ([`WireRequest::validate`]): a request the provider
+/// would reject (an orphaned tool result, a duplicate call id, ...) is an error that
+/// says where and what to fix, not trimmed into another invalid request.
+#[derive(Debug, Clone)]
+pub struct RequestFitter<C> {
+    counter: C,
+    limit: Option<InputLimit>,
+}
+
+impl<C: TokenCounter> RequestFitter<C> {
+    /// A fitter that counts with `counter`. Set the limit with
+    /// [`with_max_input`](RequestFitter::with_max_input) or
+    /// [`with_window`](RequestFitter::with_window) before fitting.
+    pub fn new(counter: C) -> Self {
+        Self {
+            counter,
+            limit: None,
+        }
+    }
+
+    /// Fits requests into at most `tokens` input tokens.
+    #[must_use]
+    pub fn with_max_input(mut self, tokens: usize) -> Self {
+        self.limit = Some(InputLimit::MaxInput(tokens));
+        self
+    }
+
+    /// Fits requests into a context window of `window` tokens less their output
+    /// limit: the body's `max_completion_tokens` / `max_tokens` when it sets one, else
+    /// `default_output`.
+    #[must_use]
+    pub fn with_window(mut self, window: usize, default_output: usize) -> Self {
+        self.limit = Some(InputLimit::Window {
+            window,
+            default_output,
+        });
+        self
+    }
+
+    /// The limit set, if any.
+    pub fn limit(&self) -> Option<InputLimit> {
+        self.limit
+    }
+
+    /// The counter.
+    pub fn counter(&self) -> &C {
+        &self.counter
+    }
+
+    /// What `request` costs as its provider bills its input, part by part.
+    pub fn count<R: WireRequest>(&self, request: &R) -> RequestCount {
+        let RequestCost {
+            tokens: fixed,
+            mut assumptions,
+        } = request.fixed_cost(&self.counter);
+        let messages = request
+            .chat_format()
+            .count_messages(&self.counter, request.messages());
+        assumptions.extend(request.message_assumptions());
+        RequestCount {
+            tokens: fixed.saturating_add(messages),
+            fixed,
+            messages,
+            assumptions,
+        }
+    }
+
+    /// The input limit for `request`: the limit set, less the output it reserves.
+    ///
+    /// # Errors
+    ///
+    /// [`RequestError::NoLimit`] when no limit was set.
+    pub fn input_limit<R: WireRequest>(&self, request: &R) -> Result<(usize, usize), RequestError> {
+        match self.limit {
+            None => Err(RequestError::NoLimit),
+            Some(InputLimit::MaxInput(tokens)) => Ok((tokens, 0)),
+            Some(InputLimit::Window {
+                window,
+                default_output,
+            }) => {
+                let output = request
+                    .max_output_tokens()
+                    .map_or(default_output, |t| usize::try_from(t).unwrap_or(usize::MAX));
+                match window.checked_sub(output) {
+                    Some(input) => Ok((input, output)),
+                    None => Err(RequestError::OutputOverWindow { output, window }),
+                }
+            }
+        }
+    }
+
+    /// Trims `request` to the input limit by removing whole messages.
+    ///
+    /// # Errors
+    ///
+    /// - The checks of [`WireRequest::validate`], for a request the provider would
+    ///   reject.
+    /// - [`RequestError::DoesNotFit`] when what must stay (fixed fields, system
+    ///   messages, the latest user message with its tool calls) is over the limit;
+    ///   it says by how much.
+    /// - [`RequestError::NoLimit`] and [`RequestError::OutputOverWindow`] for a
+    ///   limit that leaves no input.
+    pub fn fit<R: WireRequest>(&self, mut request: R) -> Result<FittedRequest<R>, RequestError> {
+        request.validate()?;
+        let (limit, output_reserved) = self.input_limit(&request)?;
+        let RequestCost {
+            tokens: fixed,
+            mut assumptions,
+        } = request.fixed_cost(&self.counter);
+        assumptions.extend(request.message_assumptions());
+        let format = request.chat_format();
+        let does_not_fit = |needed: usize| RequestError::DoesNotFit {
+            needed,
+            limit,
+            over: needed.saturating_sub(limit),
+        };
+        let message_budget = limit.saturating_sub(fixed);
+        let messages = request.messages();
+        // `&C` is a counter only for this crate's counters: borrow it as an object.
+        let counter: &dyn TokenCounter = &self.counter;
+        // A budget below the reply priming still trims, so that the error can say
+        // what the messages that must stay need.
+        let history_trimmer = ChatTrimmer::new(counter, message_budget.max(format.reply_priming()))
+            .with_format(format)
+            .with_start_on_user(true);
+        let trimmed = match history_trimmer.trim(messages) {
+            Ok(chat) if chat.tokens() <= message_budget && fixed <= limit => chat,
+            Ok(chat) => return Err(does_not_fit(fixed.saturating_add(chat.tokens()))),
+            Err(ChatTrimError::OverBudget { needed, .. }) => {
+                return Err(does_not_fit(fixed.saturating_add(needed)));
+            }
+            Err(ChatTrimError::ReplyPriming { priming, .. }) => {
+                return Err(does_not_fit(fixed.saturating_add(priming)));
+            }
+        };
+        let mut keep = vec![false; messages.len()];
+        for element in trimmed.elements() {
+            keep[element.seq] = true;
+        }
+        let dropped: Vec<DroppedRequestMessage> = trimmed
+            .dropped()
+            .iter()
+            .map(|d| DroppedRequestMessage {
+                index: d.seq,
+                role: messages[d.seq].role(),
+                tokens: d.tokens,
+                reason: d.reason,
+            })
+            .collect();
+        let kept_messages = trimmed.tokens();
+        let tokens_before = dropped
+            .iter()
+            .fold(fixed.saturating_add(kept_messages), |sum, d| {
+                sum.saturating_add(d.tokens)
+            });
+        let kept = trimmed.elements().len();
+        let system_kept = trimmed
+            .elements()
+            .iter()
+            .filter(|e| e.role == Role::System)
+            .count();
+        drop(trimmed);
+        if !dropped.is_empty() {
+            request.retain_messages(&keep);
+        }
+        let report = RequestReport {
+            format: R::FORMAT,
+            model: request.model().map(str::to_owned),
+            limit,
+            output_reserved,
+            tokens_before,
+            tokens_after: fixed.saturating_add(kept_messages),
+            fixed,
+            kept,
+            system_kept,
+            dropped,
+            assumptions,
+        };
+        Ok(FittedRequest { request, report })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chat::{ChatFormat, DropReason};
+    use crate::request::{Assumption, RequestFormat};
+    use crate::{Message, chat::ToolCall};
+
+    /// A request with plain messages, a fixed cost and an output limit.
+    #[derive(Debug, Clone)]
+    struct Plain {
+        messages: Vec<Message>,
+        fixed: usize,
+        max_output: Option<u64>,
+    }
+
+    impl WireRequest for Plain {
+        type Message = Message;
+        const FORMAT: RequestFormat = RequestFormat::OpenAiChat;
+        fn messages(&self) -> &[Message] {
+            &self.messages
+        }
+        fn chat_format(&self) -> ChatFormat {
+            ChatFormat::openai()
+        }
+        fn fixed_cost<C: TokenCounter + ?Sized>(&self, _: &C) -> RequestCost {
+            RequestCost {
+                tokens: self.fixed,
+                assumptions: vec![Assumption::UnpublishedRule {
+                    message: None,
+                    what: "fixed cost made up by the test",
+                }],
+            }
+        }
+        fn message_assumptions(&self) -> Vec<Assumption> {
+            Vec::new()
+        }
+        fn validate(&self) -> Result<(), RequestError> {
+            Ok(())
+        }
+        fn retain_messages(&mut self, keep: &[bool]) {
+            let mut flags = keep.iter();
+            self.messages.retain(|_| *flags.next().unwrap_or(&false));
+        }
+        fn model(&self) -> Option<&str> {
+            Some("test-model")
+        }
+        fn max_output_tokens(&self) -> Option<u64> {
+            self.max_output
+        }
+    }
+
+    fn words(text: &str) -> usize {
+        text.split_whitespace().count()
+    }
+
+    fn session(turns: usize) -> Plain {
+        let mut messages = vec![Message::system("Answer in one line.")];
+        for turn in 0..turns {
+            messages.push(Message::user(format!("question {turn} with some words")));
+            messages.push(Message::assistant("").with_tool_call(ToolCall::new(
+                format!("call_{turn}"),
+                "search",
+                "{}",
+            )));
+            messages.push(Message::tool(
+                format!("call_{turn}"),
+                "a tool result of six words",
+            ));
+            messages.push(Message::assistant(format!("answer {turn} in five words")));
+        }
+        Plain {
+            messages,
+            fixed: 10,
+            max_output: None,
+        }
+    }
+
+    #[test]
+    fn a_request_that_fits_is_untouched() {
+        let request = session(2);
+        let count = RequestFitter::new(words).count(&request);
+        let fitted = RequestFitter::new(words)
+            .with_max_input(count.tokens)
+            .fit(request.clone())
+            .unwrap();
+        assert_eq!(fitted.request.messages, request.messages);
+        assert!(!fitted.report.trimmed());
+        assert_eq!(fitted.report.tokens_before, count.tokens);
+        assert_eq!(fitted.report.tokens_after, count.tokens);
+        assert_eq!(fitted.report.unused(), 0);
+        assert!(fitted.report.is_estimate());
+    }
+
+    #[test]
+    fn trimming_keeps_system_latest_user_and_whole_tool_units() {
+        let request = session(10);
+        let full = RequestFitter::new(words).count(&request).tokens;
+        let limit = full / 3;
+        let fitted = RequestFitter::new(words)
+            .with_max_input(limit)
+            .fit(request.clone())
+            .unwrap();
+        let kept = &fitted.request.messages;
+        // The report adds up: recounting the trimmed request gives its tokens.
+        let recount = RequestFitter::new(words).count(&fitted.request).tokens;
+        assert_eq!(fitted.report.tokens_after, recount);
+        assert!(recount <= limit);
+        assert_eq!(fitted.report.tokens_before, full);
+        let dropped: usize = fitted.report.dropped.iter().map(|d| d.tokens).sum();
+        assert_eq!(full - dropped, recount);
+        assert_eq!(kept[0], request.messages[0]);
+        assert_eq!(kept[1].role, crate::chat::Role::User);
+        assert!(
+            kept.contains(
+                request
+                    .messages
+                    .iter()
+                    .rfind(|m| m.role == crate::chat::Role::User)
+                    .unwrap()
+            )
+        );
+        assert_eq!(fitted.report.kept, kept.len());
+        // Every kept tool result has its call right before it.
+        for (i, m) in kept.iter().enumerate() {
+            if let Some(id) = &m.tool_call_id {
+                assert!(kept[i - 1].tool_calls.iter().any(|c| &c.id == id));
+            }
+        }
+        assert!(
+            fitted
+                .report
+                .dropped
+                .iter()
+                .all(|d| d.reason == DropReason::OverBudget || d.reason == DropReason::StartOnUser)
+        );
+    }
+
+    #[test]
+    fn what_must_stay_over_the_limit_is_an_error_with_numbers() {
+        let request = session(3);
+        let err = RequestFitter::new(words)
+            .with_max_input(12)
+            .fit(request)
+            .unwrap_err();
+        // Fixed 10, system 3 + 1 + 4, latest user 3 + 1 + 5, reply priming 3.
+        assert!(
+            matches!(
+                err,
+                RequestError::DoesNotFit {
+                    needed: 30,
+                    limit: 12,
+                    over: 18
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().contains("18 over the limit of 12"), "{err}");
+        let mut fixed_only = session(1);
+        fixed_only.fixed = 100;
+        let err = RequestFitter::new(words)
+            .with_max_input(50)
+            .fit(fixed_only)
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                RequestError::DoesNotFit {
+                    needed: 120,
+                    limit: 50,
+                    over: 70
+                }
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_window_reserves_the_bodys_output_limit() {
+        let mut request = session(1);
+        let fitter = RequestFitter::new(words).with_window(1_000, 300);
+        assert_eq!(fitter.input_limit(&request).unwrap(), (700, 300));
+        request.max_output = Some(900);
+        assert_eq!(fitter.input_limit(&request).unwrap(), (100, 900));
+        request.max_output = Some(u64::MAX);
+        assert!(matches!(
+            fitter.input_limit(&request),
+            Err(RequestError::OutputOverWindow { window: 1_000, .. })
+        ));
+        assert!(matches!(
+            RequestFitter::new(words).fit(session(1)),
+            Err(RequestError::NoLimit)
+        ));
+    }
+
+    #[test]
+    fn the_report_prints_a_table() {
+        let request = session(10);
+        let fitted = RequestFitter::new(words)
+            .with_max_input(100)
+            .fit(request)
+            .unwrap();
+        let table = fitted.report.to_string();
+        assert!(
+            table.starts_with("OpenAI Chat Completions request for test-model"),
+            "{table}"
+        );
+        assert!(
+            table.contains(&format!(
+                "after      {:>8} tokens",
+                fitted.report.tokens_after
+            )),
+            "{table}"
+        );
+        assert!(
+            table.contains("limit           100 tokens (0 reserved for output)"),
+            "{table}"
+        );
+        assert!(table.contains("over budget"), "{table}");
+        assert!(
+            table.contains("estimate: fixed cost made up by the test"),
+            "{table}"
+        );
+    }
+}
