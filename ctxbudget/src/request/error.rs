@@ -19,6 +19,15 @@ pub enum RequestError {
         #[source]
         source: serde_json::Error,
     },
+    /// The body is not JSON at all, so its format could not be told.
+    #[error(
+        "the request body is not JSON: {source}; send an OpenAI Chat Completions or Anthropic Messages body, a JSON object with a `messages` array"
+    )]
+    NotJson {
+        /// serde's error, with its position.
+        #[source]
+        source: serde_json::Error,
+    },
     /// A tool result answers a call id that no earlier assistant message made.
     #[error(
         "message {message}: a tool result answers call id `{id}`, which no assistant message right before it makes; remove the result or add its call (providers reject orphaned tool results with a 400)"
