@@ -61,7 +61,7 @@ impl ChatFormat {
     ///
     /// Anthropic publishes neither its tokenizer nor how messages are rendered, so
     /// these figures are estimates, chosen so that two published counts of its
-    /// token-counting guide come out a little over with Anthropic's public
+    /// token-counting guide come out at or a little over with Anthropic's public
     /// (pre-Claude-3) tokenizer: `"You are a scientist"` and `"Hello, Claude"`, 14
     /// tokens; a `get_weather` tool and one question, 403 tokens (see
     /// `tests/anthropic_request.rs`). Check them against the `usage` Anthropic
