@@ -60,6 +60,15 @@ pub enum RequestError {
         /// The message of the second.
         second: usize,
     },
+    /// A field outside the messages is not what the format allows (`messages`
+    /// empty, a tool without a name, a system block that is not text, ...).
+    #[error("`{field}` {problem}")]
+    InvalidField {
+        /// The field, as a path (`messages`, `tools[2]`, `system[0]`).
+        field: String,
+        /// What is wrong and how to fix it.
+        problem: String,
+    },
     /// A message is not where or what the format allows (a `tool_result` block that
     /// is not at the start of its user message, content of the wrong type, ...).
     #[error("message {message}: {problem}")]
