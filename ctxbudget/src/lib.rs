@@ -32,6 +32,8 @@ pub mod budget;
 pub mod chat;
 pub mod count;
 pub mod disclosure;
+#[cfg(feature = "tiktoken")]
+pub mod models;
 #[cfg(feature = "requests")]
 pub mod request;
 pub mod select;
