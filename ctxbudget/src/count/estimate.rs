@@ -13,7 +13,7 @@ pub enum EstimateProfile {
     /// Anthropic's Claude models, measured against Anthropic's pre-Claude-3
     /// tokenizer (the last one Anthropic published).
     Claude,
-    /// Google's Gemini models, measured against Gemma 3's SentencePiece vocabulary
+    /// Google's Gemini models, measured against Gemma 3's `SentencePiece` vocabulary
     /// (the one Google's Vertex AI SDK counts Gemini tokens with locally).
     Gemini,
 }
@@ -92,9 +92,9 @@ impl FromStr for EstimateProfile {
 ///
 /// - **Claude**: Anthropic's pre-Claude-3 tokenizer (the `anthropic` Python package
 ///   0.34.2 ships it; `tests/fixtures/tokenizers/`), the last one Anthropic published.
-/// - **Gemini**: Gemma 3's SentencePiece vocabulary of 262,144 pieces, which Google's
+/// - **Gemini**: Gemma 3's `SentencePiece` vocabulary of 262,144 pieces, which Google's
 ///   Vertex AI SDK uses to count Gemini tokens locally (read from the Gemma 3 270M GGUF
-///   file of a PyPI package, since no package ships the `.model` file itself).
+///   file of a `PyPI` package, since no package ships the `.model` file itself).
 ///
 /// The texts: 1,440 slices (16 to 16,384 characters) of the project's benchmark
 /// corpus of Markdown, English prose and source code, and 570 adversarial texts of
@@ -129,8 +129,7 @@ impl FromStr for EstimateProfile {
 ///   count, before the margin is added (the minimum ratios above are 1 plus the
 ///   margin or more).
 /// - The estimate never decreases as text is added: every weight is at least zero,
-///   so a prefix never costs more than the whole, and the count of a text is at most
-///   the sum of the counts of its parts.
+///   so a prefix never costs more than the whole.
 /// - Not guaranteed: that the real Claude or Gemini tokenizer agrees with its
 ///   reference, and that text unlike any measured keeps the estimate above the
 ///   reference. The margin ([`with_margin_percent`](ModelEstimate::with_margin_percent))
@@ -206,7 +205,7 @@ impl ModelEstimate {
     }
 
     /// `ceil(milli * (100 + margin) / 100_000)`, saturating.
-    fn tokens(&self, milli: u64) -> usize {
+    fn tokens(self, milli: u64) -> usize {
         let scaled = u128::from(milli) * (100 + u128::from(self.margin_percent));
         usize::try_from(scaled.div_ceil(100_000)).unwrap_or(usize::MAX)
     }
@@ -279,11 +278,10 @@ enum Feature {
 /// The weights fitted by `tests/fixtures/make_estimate_counts.py` against
 /// Anthropic's pre-Claude-3 tokenizer, in thousandths of a token.
 const CLAUDE: [u32; FEATURES] = [
-    131, 425, 0, 879, 544, 381, 2589, 2137, 2146, 2391, 3399, 462, 438, 36, 739, 0, 1573, 1738,
-    216,
+    131, 425, 0, 879, 544, 381, 2589, 2137, 2146, 2391, 3399, 462, 438, 36, 739, 0, 1573, 1738, 216,
 ];
 
-/// The weights fitted against Gemma 3's SentencePiece vocabulary.
+/// The weights fitted against Gemma 3's `SentencePiece` vocabulary.
 const GEMINI: [u32; FEATURES] = [
     0, 1238, 963, 292, 1153, 245, 2719, 1615, 2118, 417, 4000, 124, 0, 0, 1653, 0, 271, 2098, 667,
 ];

@@ -466,7 +466,7 @@ mod tests {
         let closure = |text: &str| text.len();
         assert_eq!(boxed.exactness(), Exactness::UpperEstimate);
         assert_eq!(shared.exactness(), Exactness::Estimate);
-        assert_eq!((&closure).exactness(), Exactness::Unknown);
+        assert_eq!(closure.exactness(), Exactness::Unknown);
         assert_eq!(Box::new(CharEstimate).exactness(), Exactness::Estimate);
     }
 }

@@ -75,7 +75,8 @@ impl Catalogue {
             .position(|known| known.name().eq_ignore_ascii_case(&key))
             .unwrap_or(self.models.len() - 1);
         let model = &self.models[at];
-        for name in std::iter::once(model.name()).chain(model.aliases().iter().map(String::as_str)) {
+        for name in std::iter::once(model.name()).chain(model.aliases().iter().map(String::as_str))
+        {
             self.index.insert(name.to_ascii_lowercase(), at);
         }
         replaced
@@ -156,7 +157,10 @@ mod tests {
         assert_eq!(replaced.map(|m| m.name().to_owned()), Some("a".to_owned()));
         assert_eq!(catalogue.len(), 2);
         assert_eq!(catalogue.lookup("y").map(Model::context_window), Ok(5));
-        assert!(catalogue.lookup("x").is_err(), "the replaced model's alias is gone");
+        assert!(
+            catalogue.lookup("x").is_err(),
+            "the replaced model's alias is gone"
+        );
         // An alias given to a new model moves to it.
         catalogue.insert(model("c", &["b-alias", "y"]));
         assert_eq!(catalogue.lookup("y").map(Model::name), Ok("c"));
@@ -166,6 +170,10 @@ mod tests {
     fn an_empty_catalogue_finds_nothing_and_suggests_nothing() {
         let err = Catalogue::empty().lookup("gpt-4o").unwrap_err();
         assert!(err.suggestions.is_empty());
-        assert!(err.to_string().starts_with("unknown model `gpt-4o`: the catalogue has no models"), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("unknown model `gpt-4o`: the catalogue has no models"),
+            "{err}"
+        );
     }
 }

@@ -3,11 +3,11 @@
 use std::path::Path;
 
 use super::{Model, ModelTokenizer};
-use crate::count::{Exactness, ModelEstimate, Tiktoken, TokenCounter, seal};
 #[cfg(feature = "huggingface")]
 use crate::count::HuggingFace;
 #[cfg(feature = "tekken")]
 use crate::count::Tekken;
+use crate::count::{Exactness, ModelEstimate, Tiktoken, TokenCounter, seal};
 
 /// The counter of a catalogue model's tokenizer: what [`Model::counter`] and
 /// [`Model::counter_from_file`] return.

@@ -164,7 +164,12 @@ impl Catalogue {
         let file_buf = file.map(Path::to_path_buf);
         let value: Value = serde_json::from_str(json).map_err(|err| CatalogueError::Json {
             file: file_buf.clone(),
-            message: err.to_string().split(" at line ").next().unwrap_or_default().to_owned(),
+            message: err
+                .to_string()
+                .split(" at line ")
+                .next()
+                .unwrap_or_default()
+                .to_owned(),
             line: err.line(),
             column: err.column(),
         })?;
@@ -185,7 +190,9 @@ impl Catalogue {
                 field: field.to_owned(),
                 message,
             };
-            let model = self.entry(entry).map_err(|(field, message)| error(&field, message))?;
+            let model = self
+                .entry(entry)
+                .map_err(|(field, message)| error(&field, message))?;
             if let Some((field, message)) = model.problem() {
                 return Err(error(field, message));
             }
@@ -197,7 +204,10 @@ impl Catalogue {
     /// The model an entry describes, or the field that is wrong and why.
     fn entry(&self, entry: &Value) -> Result<Model, (String, String)> {
         let Some(fields) = entry.as_object() else {
-            return Err(("name".to_owned(), "the entry is not a JSON object".to_owned()));
+            return Err((
+                "name".to_owned(),
+                "the entry is not a JSON object".to_owned(),
+            ));
         };
         for key in fields.keys() {
             if !FIELDS.contains(&key.as_str()) {
@@ -215,39 +225,40 @@ impl Catalogue {
         let name = match fields.get("name") {
             Some(Value::String(name)) if !name.trim().is_empty() => name.trim().to_owned(),
             Some(_) => return Err(wrong("name", "a model name, as the API spells it")),
-            None => return Err(("name".to_owned(), "missing: every entry needs a `name`".to_owned())),
-        };
-        let mut model = match self.find_exact(&name) {
-            Some(known) => {
-                let mut model = known.clone();
-                let source = format!("user entry, over {}", known.source());
-                model = model.with_source(source, None);
-                model
-            }
             None => {
-                let missing: Vec<&str> = ["provider", "context_window", "tokenizer", "api"]
-                    .into_iter()
-                    .filter(|field| !fields.contains_key(*field))
-                    .collect();
-                if let Some(first) = missing.first() {
-                    return Err((
-                        (*first).to_owned(),
-                        format!(
-                            "missing: `{name}` is not in the catalogue, so the entry needs {} \
-                             (or name a model of the catalogue to override its fields)",
-                            missing.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
-                        ),
-                    ));
-                }
-                // Placeholders, all replaced below.
-                Model::new(
-                    name.clone(),
-                    Provider::Other,
-                    1,
-                    ModelTokenizer::Estimate(EstimateProfile::Claude),
-                    ApiFormat::Other,
-                )
+                return Err((
+                    "name".to_owned(),
+                    "missing: every entry needs a `name`".to_owned(),
+                ));
             }
+        };
+        let mut model = if let Some(known) = self.find_exact(&name) {
+            let source = format!("user entry, over {}", known.source());
+            known.clone().with_source(source, None)
+        } else {
+            let missing: Vec<&str> = ["provider", "context_window", "tokenizer", "api"]
+                .into_iter()
+                .filter(|field| !fields.contains_key(*field))
+                .collect();
+            if let Some(first) = missing.first() {
+                let list: Vec<String> = missing.iter().map(|f| format!("`{f}`")).collect();
+                return Err((
+                    (*first).to_owned(),
+                    format!(
+                        "missing: `{name}` is not in the catalogue, so the entry needs {} \
+                         (or name a model of the catalogue to override its fields)",
+                        list.join(", ")
+                    ),
+                ));
+            }
+            // Placeholders, all replaced below.
+            Model::new(
+                name.clone(),
+                Provider::Other,
+                1,
+                ModelTokenizer::Estimate(EstimateProfile::Claude),
+                ApiFormat::Other,
+            )
         };
         apply_fields(&mut model, fields)?;
         Ok(model)
@@ -298,15 +309,20 @@ fn apply_fields(model: &mut Model, fields: &Map<String, Value>) -> Result<(), (S
     if let Some(value) = fields.get("aliases") {
         let aliases = value
             .as_array()
-            .and_then(|items| items.iter().map(|item| item.as_str().map(str::to_owned)).collect())
+            .and_then(|items| {
+                items
+                    .iter()
+                    .map(|item| item.as_str().map(str::to_owned))
+                    .collect()
+            })
             .ok_or_else(|| wrong("aliases", "an array of names"))?;
         model.aliases = aliases;
     }
     if let Some(value) = fields.get("source") {
-        model.source = value
+        value
             .as_str()
             .ok_or_else(|| wrong("source", "a string: where the numbers come from"))?
-            .to_owned();
+            .clone_into(&mut model.source);
     }
     if let Some(value) = fields.get("checked") {
         model.checked = match value {
@@ -329,7 +345,10 @@ fn tokenizer(value: &Value) -> Result<ModelTokenizer, (String, String)> {
     const EXPECTED: &str = "one of {\"tiktoken\": \"o200k_base\"}, {\"huggingface\": \"owner/repo\"}, \
          {\"tekken\": {\"repo\": \"owner/repo\", \"file\": \"tekken.json\"}}, {\"estimate\": \"claude\"}";
     let field = "tokenizer";
-    let Some((kind, inner)) = value.as_object().filter(|o| o.len() == 1).and_then(|o| o.iter().next())
+    let Some((kind, inner)) = value
+        .as_object()
+        .filter(|o| o.len() == 1)
+        .and_then(|o| o.iter().next())
     else {
         return Err(wrong(field, EXPECTED));
     };
@@ -353,7 +372,10 @@ fn tokenizer(value: &Value) -> Result<ModelTokenizer, (String, String)> {
             let part = |key: &str| inner.get(key).and_then(Value::as_str).map(str::to_owned);
             match (part("repo"), part("file")) {
                 (Some(repo), Some(file)) => Ok(ModelTokenizer::Tekken { repo, file }),
-                _ => Err(wrong(field, "`tekken` to be {\"repo\": \"owner/name\", \"file\": \"tekken.json\"}")),
+                _ => Err(wrong(
+                    field,
+                    "`tekken` to be {\"repo\": \"owner/name\", \"file\": \"tekken.json\"}",
+                )),
             }
         }
         "estimate" => {

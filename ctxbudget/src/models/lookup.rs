@@ -204,13 +204,22 @@ mod tests {
             strip_suffix_version("claude-sonnet-4-5-20250929"),
             Some("claude-sonnet-4-5")
         );
-        assert_eq!(strip_suffix_version("gemini-2.0-flash-001"), Some("gemini-2.0-flash"));
-        assert_eq!(strip_suffix_version("claude-3-5-sonnet-latest"), Some("claude-3-5-sonnet"));
+        assert_eq!(
+            strip_suffix_version("gemini-2.0-flash-001"),
+            Some("gemini-2.0-flash")
+        );
+        assert_eq!(
+            strip_suffix_version("claude-3-5-sonnet-latest"),
+            Some("claude-3-5-sonnet")
+        );
         assert_eq!(
             strip_suffix_version("gemini-2.5-pro-preview-05-06"),
             Some("gemini-2.5-pro")
         );
-        assert_eq!(strip_suffix_version("gemini-1.5-pro-exp-0827"), Some("gemini-1.5-pro"));
+        assert_eq!(
+            strip_suffix_version("gemini-1.5-pro-exp-0827"),
+            Some("gemini-1.5-pro")
+        );
         assert_eq!(strip_suffix_version("gpt-4o"), None);
         assert_eq!(strip_suffix_version("claude-sonnet-4-5"), None);
         assert_eq!(strip_suffix_version("-latest"), None);

@@ -74,12 +74,12 @@ mod table;
 use std::fmt;
 
 pub use catalogue::Catalogue;
+pub use counter::{CounterError, ModelCounter};
 #[cfg(feature = "serde")]
 pub use json::CatalogueError;
-pub use counter::{CounterError, ModelCounter};
 pub use lookup::ModelNotFound;
 
-use crate::count::{EstimateProfile, Encoding};
+use crate::count::{Encoding, EstimateProfile};
 
 /// Who makes a model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -182,9 +182,7 @@ impl ApiFormat {
     pub const fn request_format(self) -> Option<crate::request::RequestFormat> {
         match self {
             ApiFormat::OpenAiChat => Some(crate::request::RequestFormat::OpenAiChat),
-            ApiFormat::AnthropicMessages => {
-                Some(crate::request::RequestFormat::AnthropicMessages)
-            }
+            ApiFormat::AnthropicMessages => Some(crate::request::RequestFormat::AnthropicMessages),
             _ => None,
         }
     }
@@ -479,7 +477,14 @@ mod tests {
         for good in ["2026-12-01", "2024-01-31"] {
             assert!(is_date(good), "{good}");
         }
-        for bad in ["2026-13-01", "2026-12-00", "2026-1-01", "26-12-01", "2026/12/01", ""] {
+        for bad in [
+            "2026-13-01",
+            "2026-12-00",
+            "2026-1-01",
+            "26-12-01",
+            "2026/12/01",
+            "",
+        ] {
             assert!(!is_date(bad), "{bad}");
         }
     }
@@ -489,7 +494,11 @@ mod tests {
         for provider in [Provider::OpenAi, Provider::Meta, Provider::Other] {
             assert_eq!(Provider::parse(provider.as_str()), Some(provider));
         }
-        for api in [ApiFormat::OpenAiChat, ApiFormat::GeminiGenerateContent, ApiFormat::Other] {
+        for api in [
+            ApiFormat::OpenAiChat,
+            ApiFormat::GeminiGenerateContent,
+            ApiFormat::Other,
+        ] {
             assert_eq!(ApiFormat::parse(api.as_str()), Some(api));
         }
         assert_eq!(Provider::parse("OpenAI"), None);

@@ -38,7 +38,13 @@ struct Row {
     source: String,
 }
 
-fn openai(name: &'static str, aliases: &'static [&'static str], window: usize, output: usize, encoding: Encoding) -> Row {
+fn openai(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    window: usize,
+    output: usize,
+    encoding: Encoding,
+) -> Row {
     Row {
         name,
         aliases,
@@ -64,7 +70,12 @@ fn claude(name: &'static str, aliases: &'static [&'static str], output: usize) -
     }
 }
 
-fn gemini(name: &'static str, aliases: &'static [&'static str], window: usize, output: usize) -> Row {
+fn gemini(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    window: usize,
+    output: usize,
+) -> Row {
     let source = if name.starts_with("gemini-1.5") {
         GEMINI_1_5.to_owned()
     } else {
@@ -82,7 +93,12 @@ fn gemini(name: &'static str, aliases: &'static [&'static str], window: usize, o
     }
 }
 
-fn mistral(name: &'static str, aliases: &'static [&'static str], window: usize, tokenizer: Tok) -> Row {
+fn mistral(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    window: usize,
+    tokenizer: Tok,
+) -> Row {
     Row {
         name,
         aliases,
@@ -95,7 +111,13 @@ fn mistral(name: &'static str, aliases: &'static [&'static str], window: usize, 
     }
 }
 
-fn llama(name: &'static str, aliases: &'static [&'static str], window: usize, repo: &'static str, card: &str) -> Row {
+fn llama(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    window: usize,
+    repo: &'static str,
+    card: &str,
+) -> Row {
     Row {
         name,
         aliases,
@@ -137,26 +159,64 @@ fn rows() -> Vec<Row> {
         openai("o4-mini", &[], 200_000, 100_000, O200kBase),
         openai(
             "gpt-4-turbo",
-            &["gpt-4-turbo-preview", "gpt-4-0125-preview", "gpt-4-1106-preview"],
+            &[
+                "gpt-4-turbo-preview",
+                "gpt-4-0125-preview",
+                "gpt-4-1106-preview",
+            ],
             128_000,
             4_096,
             Cl100kBase,
         ),
         openai("gpt-4", &["gpt-4-0613"], 8_192, 8_192, Cl100kBase),
-        openai("gpt-3.5-turbo", &["gpt-3.5-turbo-0125", "gpt-3.5-turbo-1106"], 16_385, 4_096, Cl100kBase),
+        openai(
+            "gpt-3.5-turbo",
+            &["gpt-3.5-turbo-0125", "gpt-3.5-turbo-1106"],
+            16_385,
+            4_096,
+            Cl100kBase,
+        ),
         // Anthropic: all 200,000 tokens by default (Sonnet 4 and 4.5 reach 1M with a
         // beta header, not assumed here).
         claude("claude-opus-4-5-20251101", &["claude-opus-4-5"], 64_000),
         claude("claude-opus-4-1-20250805", &["claude-opus-4-1"], 32_000),
-        claude("claude-opus-4-20250514", &["claude-opus-4-0", "claude-opus-4", "claude-4-opus-20250514"], 32_000),
+        claude(
+            "claude-opus-4-20250514",
+            &["claude-opus-4-0", "claude-opus-4", "claude-4-opus-20250514"],
+            32_000,
+        ),
         claude("claude-sonnet-4-5-20250929", &["claude-sonnet-4-5"], 64_000),
-        claude("claude-sonnet-4-20250514", &["claude-sonnet-4-0", "claude-sonnet-4", "claude-4-sonnet-20250514"], 64_000),
+        claude(
+            "claude-sonnet-4-20250514",
+            &[
+                "claude-sonnet-4-0",
+                "claude-sonnet-4",
+                "claude-4-sonnet-20250514",
+            ],
+            64_000,
+        ),
         claude("claude-haiku-4-5-20251001", &["claude-haiku-4-5"], 64_000),
-        claude("claude-3-7-sonnet-20250219", &["claude-3-7-sonnet-latest", "claude-3-7-sonnet"], 64_000),
-        claude("claude-3-5-sonnet-20241022", &["claude-3-5-sonnet-latest", "claude-3-5-sonnet"], 8_192),
+        claude(
+            "claude-3-7-sonnet-20250219",
+            &["claude-3-7-sonnet-latest", "claude-3-7-sonnet"],
+            64_000,
+        ),
+        claude(
+            "claude-3-5-sonnet-20241022",
+            &["claude-3-5-sonnet-latest", "claude-3-5-sonnet"],
+            8_192,
+        ),
         claude("claude-3-5-sonnet-20240620", &[], 8_192),
-        claude("claude-3-5-haiku-20241022", &["claude-3-5-haiku-latest", "claude-3-5-haiku"], 8_192),
-        claude("claude-3-opus-20240229", &["claude-3-opus-latest", "claude-3-opus"], 4_096),
+        claude(
+            "claude-3-5-haiku-20241022",
+            &["claude-3-5-haiku-latest", "claude-3-5-haiku"],
+            8_192,
+        ),
+        claude(
+            "claude-3-opus-20240229",
+            &["claude-3-opus-latest", "claude-3-opus"],
+            4_096,
+        ),
         claude("claude-3-sonnet-20240229", &["claude-3-sonnet"], 4_096),
         claude("claude-3-haiku-20240307", &["claude-3-haiku"], 4_096),
         // Google.
@@ -171,7 +231,11 @@ fn rows() -> Vec<Row> {
         // Mistral: output shares the window.
         mistral(
             "mistral-large-2411",
-            &["mistral-large-latest", "mistral-large", "mistral-large-instruct-2411"],
+            &[
+                "mistral-large-latest",
+                "mistral-large",
+                "mistral-large-instruct-2411",
+            ],
             128_000,
             Tok::Hf("mistralai/Mistral-Large-Instruct-2411"),
         ),
@@ -183,15 +247,25 @@ fn rows() -> Vec<Row> {
         ),
         mistral(
             "mistral-small-2506",
-            &["mistral-small-latest", "mistral-small", "mistral-small-3.2-24b-instruct-2506"],
+            &[
+                "mistral-small-latest",
+                "mistral-small",
+                "mistral-small-3.2-24b-instruct-2506",
+            ],
             128_000,
-            Tok::Tekken("mistralai/Mistral-Small-3.2-24B-Instruct-2506", "tekken.json"),
+            Tok::Tekken(
+                "mistralai/Mistral-Small-3.2-24B-Instruct-2506",
+                "tekken.json",
+            ),
         ),
         mistral(
             "mistral-small-2503",
             &["mistral-small-3.1-24b-instruct-2503"],
             128_000,
-            Tok::Tekken("mistralai/Mistral-Small-3.1-24B-Instruct-2503", "tekken.json"),
+            Tok::Tekken(
+                "mistralai/Mistral-Small-3.1-24B-Instruct-2503",
+                "tekken.json",
+            ),
         ),
         // Codestral 25.01's weights and tokenizer are not published: the Claude
         // estimate stands in for it (not measured against Mistral's vocabularies).
@@ -209,7 +283,11 @@ fn rows() -> Vec<Row> {
         ),
         mistral(
             "open-mistral-nemo",
-            &["open-mistral-nemo-2407", "mistral-nemo", "mistral-nemo-instruct-2407"],
+            &[
+                "open-mistral-nemo-2407",
+                "mistral-nemo",
+                "mistral-nemo-instruct-2407",
+            ],
             128_000,
             Tok::Tekken("mistralai/Mistral-Nemo-Instruct-2407", "tekken.json"),
         ),
@@ -220,16 +298,79 @@ fn rows() -> Vec<Row> {
             Tok::Tekken("mistralai/Ministral-8B-Instruct-2410", "tekken.json"),
         ),
         // Meta: open weights, served by many hosts; the model cards give the window.
-        llama("llama-3.1-8b", &["llama-3.1-8b-instruct", "meta-llama-3.1-8b-instruct"], 128_000, "meta-llama/Llama-3.1-8B-Instruct", "llama3_1"),
-        llama("llama-3.1-70b", &["llama-3.1-70b-instruct", "meta-llama-3.1-70b-instruct"], 128_000, "meta-llama/Llama-3.1-70B-Instruct", "llama3_1"),
-        llama("llama-3.1-405b", &["llama-3.1-405b-instruct", "meta-llama-3.1-405b-instruct"], 128_000, "meta-llama/Llama-3.1-405B-Instruct", "llama3_1"),
-        llama("llama-3.2-1b", &["llama-3.2-1b-instruct"], 128_000, "meta-llama/Llama-3.2-1B-Instruct", "llama3_2"),
-        llama("llama-3.2-3b", &["llama-3.2-3b-instruct"], 128_000, "meta-llama/Llama-3.2-3B-Instruct", "llama3_2"),
-        llama("llama-3.2-11b-vision", &["llama-3.2-11b-vision-instruct"], 128_000, "meta-llama/Llama-3.2-11B-Vision-Instruct", "llama3_2"),
-        llama("llama-3.2-90b-vision", &["llama-3.2-90b-vision-instruct"], 128_000, "meta-llama/Llama-3.2-90B-Vision-Instruct", "llama3_2"),
-        llama("llama-3.3-70b", &["llama-3.3-70b-instruct"], 128_000, "meta-llama/Llama-3.3-70B-Instruct", "llama3_3"),
-        llama("llama-4-scout", &["llama-4-scout-17b-16e-instruct", "llama-4-scout-17b-16e"], 10_000_000, "meta-llama/Llama-4-Scout-17B-16E-Instruct", "llama4"),
-        llama("llama-4-maverick", &["llama-4-maverick-17b-128e-instruct", "llama-4-maverick-17b-128e"], 1_000_000, "meta-llama/Llama-4-Maverick-17B-128E-Instruct", "llama4"),
+        llama(
+            "llama-3.1-8b",
+            &["llama-3.1-8b-instruct", "meta-llama-3.1-8b-instruct"],
+            128_000,
+            "meta-llama/Llama-3.1-8B-Instruct",
+            "llama3_1",
+        ),
+        llama(
+            "llama-3.1-70b",
+            &["llama-3.1-70b-instruct", "meta-llama-3.1-70b-instruct"],
+            128_000,
+            "meta-llama/Llama-3.1-70B-Instruct",
+            "llama3_1",
+        ),
+        llama(
+            "llama-3.1-405b",
+            &["llama-3.1-405b-instruct", "meta-llama-3.1-405b-instruct"],
+            128_000,
+            "meta-llama/Llama-3.1-405B-Instruct",
+            "llama3_1",
+        ),
+        llama(
+            "llama-3.2-1b",
+            &["llama-3.2-1b-instruct"],
+            128_000,
+            "meta-llama/Llama-3.2-1B-Instruct",
+            "llama3_2",
+        ),
+        llama(
+            "llama-3.2-3b",
+            &["llama-3.2-3b-instruct"],
+            128_000,
+            "meta-llama/Llama-3.2-3B-Instruct",
+            "llama3_2",
+        ),
+        llama(
+            "llama-3.2-11b-vision",
+            &["llama-3.2-11b-vision-instruct"],
+            128_000,
+            "meta-llama/Llama-3.2-11B-Vision-Instruct",
+            "llama3_2",
+        ),
+        llama(
+            "llama-3.2-90b-vision",
+            &["llama-3.2-90b-vision-instruct"],
+            128_000,
+            "meta-llama/Llama-3.2-90B-Vision-Instruct",
+            "llama3_2",
+        ),
+        llama(
+            "llama-3.3-70b",
+            &["llama-3.3-70b-instruct"],
+            128_000,
+            "meta-llama/Llama-3.3-70B-Instruct",
+            "llama3_3",
+        ),
+        llama(
+            "llama-4-scout",
+            &["llama-4-scout-17b-16e-instruct", "llama-4-scout-17b-16e"],
+            10_000_000,
+            "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+            "llama4",
+        ),
+        llama(
+            "llama-4-maverick",
+            &[
+                "llama-4-maverick-17b-128e-instruct",
+                "llama-4-maverick-17b-128e",
+            ],
+            1_000_000,
+            "meta-llama/Llama-4-Maverick-17B-128E-Instruct",
+            "llama4",
+        ),
     ]
 }
 
