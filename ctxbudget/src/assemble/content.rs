@@ -372,6 +372,10 @@ impl TokenCounter for Memo<'_> {
         self.seen.borrow_mut().insert(key, tokens);
         tokens
     }
+
+    fn exactness(&self) -> crate::count::Exactness {
+        self.counter.exactness()
+    }
 }
 
 /// A counter that charges nothing: [`select`] with it keeps every chunk it would ever

@@ -44,6 +44,9 @@ impl<C: TokenCounter + ?Sized> TokenCounter for Dyn<'_, C> {
     fn count_within(&self, text: &str, limit: usize) -> Option<usize> {
         self.0.count_within(text, limit)
     }
+    fn exactness(&self) -> crate::count::Exactness {
+        self.0.exactness()
+    }
     fn __trusted(&self, seal: crate::count::seal::Seal) -> bool {
         self.0.__trusted(seal)
     }

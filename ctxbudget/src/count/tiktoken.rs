@@ -123,7 +123,9 @@ impl Tiktoken {
     }
 
     /// The counter for a model name, as `tiktoken.encoding_for_model` maps it
-    /// (`"gpt-4o"`, `"gpt-4"`, fine-tuned `"ft:gpt-4o-mini:..."`, ...).
+    /// (`"gpt-4o"`, `"gpt-4"`, fine-tuned `"ft:gpt-4o-mini:..."`, ...), or for an
+    /// encoding's name (`"o200k_base"`). For windows and output limits as well, see
+    /// the model catalogue, `ctxbudget::models`.
     ///
     /// # Errors
     ///
@@ -133,11 +135,16 @@ impl Tiktoken {
     /// use ctxbudget::{count::Encoding, Tiktoken};
     ///
     /// assert_eq!(Tiktoken::for_model("gpt-4o")?.encoding(), Encoding::O200kBase);
+    /// assert_eq!(Tiktoken::for_model("o200k_base")?.encoding(), Encoding::O200kBase);
     /// let err = Tiktoken::for_model("my-llama").unwrap_err();
     /// assert!(err.to_string().contains("`my-llama`"));
     /// # Ok::<(), ctxbudget::count::UnknownModel>(())
     /// ```
     pub fn for_model(model: &str) -> Result<Self, UnknownModel> {
+        // An encoding's own name (`"o200k_base"`) names its counter too.
+        if let Ok(encoding) = model.parse::<Encoding>() {
+            return Ok(Self::new(encoding));
+        }
         let encoding = match get_tokenizer(model) {
             // The harmony encoding adds special tokens only: ordinary text is
             // counted exactly as o200k_base counts it.
@@ -296,6 +303,10 @@ impl TokenCounter for Tiktoken {
             .map(|(at, _)| at)
             .take_while(|&at| at > 0)
             .find(|&at| is_split_point(text, at))
+    }
+
+    fn exactness(&self) -> super::Exactness {
+        super::Exactness::Exact
     }
 
     // The split points above are checked to add up by the property tests in
