@@ -819,8 +819,7 @@ proptest! {
         allow_partial in any::<bool>(),
     ) {
         let history = build(&pieces);
-        let format = ChatFormat::openai();
-        let strategy = if keep_first { ChatStrategy::KeepFirst } else { ChatStrategy::KeepLast };
+                let strategy = if keep_first { ChatStrategy::KeepFirst } else { ChatStrategy::KeepLast };
         let seen = std::cell::RefCell::new(HashMap::<*const u8, usize>::new());
         let counting = |text: &str| {
             *seen.borrow_mut().entry(text.as_ptr()).or_default() += 1;

@@ -20,6 +20,7 @@ mod format;
 mod message;
 mod pass;
 mod report;
+mod session;
 mod trimmer;
 mod units;
 
@@ -28,4 +29,5 @@ pub use error::ChatTrimError;
 pub use format::{ChatFormat, HistoryBudget};
 pub use message::{ChatMessage, Message, Role, ToolCall, ToolCallRef};
 pub use report::{DropReason, DroppedMessage, TrimmedChat};
+pub use session::{ChatSession, CutPolicy, Prepared, SessionError, SummaryInput};
 pub use trimmer::{ChatStrategy, ChatTrimmer};

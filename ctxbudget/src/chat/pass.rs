@@ -176,11 +176,7 @@ impl<'m, M> Pass<'m, M> {
                 continue;
             }
             if boundary.is_none() {
-                let tokens: u128 = unit
-                    .members
-                    .iter()
-                    .map(|&s| self.cost(s, &mut count))
-                    .sum();
+                let tokens: u128 = unit.members.iter().map(|&s| self.cost(s, &mut count)).sum();
                 if total + tokens <= limit {
                     total += tokens;
                     continue;
