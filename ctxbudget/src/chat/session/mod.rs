@@ -83,10 +83,11 @@ impl Entry {
 ///
 /// A prompt is the *head*, then the *window*:
 ///
-/// - the head: the system messages the cut has passed (system messages are never
-///   dropped), the summary ([`prepare_summarizing`](ChatSession::prepare_summarizing)
-///   or [`set_summary`](ChatSession::set_summary)), and, when the cut has passed it,
-///   the latest user message ([`with_keep_latest_user`](ChatSession::with_keep_latest_user));
+/// - the head: the system messages that open the session and those the cut has
+///   passed (system messages are never dropped, only a hook can remove them), the
+///   summary ([`prepare_summarizing`](ChatSession::prepare_summarizing) or
+///   [`set_summary`](ChatSession::set_summary)), and, when the cut has passed it, the
+///   latest user message ([`with_keep_latest_user`](ChatSession::with_keep_latest_user));
 /// - the window: every message from the cut on, as pushed.
 ///
 /// The cut only lands before a *unit*: a message, or a tool call with all its
@@ -314,8 +315,9 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
         saturate(self.total + self.format.reply_priming() as u128)
     }
 
-    /// How many messages open the prompt before the window: carried system messages,
-    /// the summary and the carried latest user message.
+    /// How many messages open the prompt before the window: the system messages
+    /// that opened the session or that the cut passed, the summary and the carried
+    /// latest user message.
     pub fn head_len(&self) -> usize {
         self.head_len
     }
@@ -390,14 +392,22 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
 
         let result = class.result;
         self.ledger.record(class);
+        // System messages that open the session are the head from the start: they
+        // never leave, and no cut can change what comes before them.
+        let leading = system
+            && self.head_len == self.messages.len()
+            && self.entries.iter().all(Entry::is_system);
         self.entries.push(Entry {
             seq: self.next_seq,
             tokens,
             offset: self.pushed_tokens,
             role,
             result,
-            slot: Slot::Window,
+            slot: if leading { Slot::Carried } else { Slot::Window },
         });
+        if leading {
+            self.head_len += 1;
+        }
         self.messages.push(message);
         self.next_seq += 1;
         self.pushed_tokens += wide;

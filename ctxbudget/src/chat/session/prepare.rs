@@ -106,9 +106,9 @@ impl<'s, M> Prepared<'s, M> {
         self.stable
     }
 
-    /// How many messages open the prompt before the window: carried system messages,
-    /// the summary and the carried latest user message. They stay in place until the
-    /// next cut.
+    /// How many messages open the prompt before the window: the system messages that
+    /// opened the session or that the cut passed, the summary and the carried latest
+    /// user message. They stay in place until the next cut.
     pub fn head_len(&self) -> usize {
         self.head_len
     }
