@@ -21,7 +21,9 @@
 //!    the budget.
 //! 5. [`chat`] — [`ChatTrimmer`] drops whole [`Message`]s from a chat history (after
 //!    an `on_trim` hook had its say) and never leaves a tool result without its tool
-//!    call or a call without its results.
+//!    call or a call without its results; [`chat::ChatSession`] does it for a
+//!    conversation that grows turn by turn, counting each message once and keeping
+//!    the prompt's prefix stable for the providers' prompt caches.
 //! 6. [`select`](mod@select) — [`select()`] keeps the best-scored retrieval chunks
 //!    that fit a budget and cuts the next one at a boundary to fill the rest.
 //! 7. [`assemble`] — [`LayerContent`] fits one layer's content under a

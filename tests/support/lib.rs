@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 
+pub mod agent;
+
 /// Real Markdown: README files of Rust crates (about 32 KB).
 pub const MARKDOWN: &str = include_str!("../fixtures/markdown.md");
 /// Real English prose: Python language reference topics (about 32 KB).
