@@ -33,7 +33,13 @@ mod encoding;
 #[cfg(feature = "tiktoken")]
 pub use encoding::UnknownEncoding;
 #[cfg(feature = "tiktoken")]
+mod linear;
+#[cfg(feature = "tiktoken")]
+pub(crate) use linear::Linear;
+#[cfg(feature = "tiktoken")]
 mod tiktoken;
+#[cfg(feature = "tiktoken")]
+mod tiktoken_splits;
 #[cfg(feature = "tiktoken")]
 pub use tiktoken::{Encoding, Tiktoken, UnknownModel};
 #[cfg(feature = "huggingface")]
@@ -180,6 +186,16 @@ pub trait TokenCounter {
     fn __trusted(&self, _: seal::Seal) -> bool {
         false
     }
+
+    /// The linear byte-pair engine of a [`Tiktoken`], which the trimming engine
+    /// uses to find a cut inside a long piece without split points in one pass.
+    /// `None` for every other counter; the argument cannot be named outside this
+    /// crate.
+    #[cfg(feature = "tiktoken")]
+    #[doc(hidden)]
+    fn __linear(&self, _: seal::Seal) -> Option<linear::Linear> {
+        None
+    }
 }
 
 /// How far a counter's counts can be trusted: what [`TokenCounter::exactness`] says.
@@ -256,6 +272,13 @@ pub(crate) fn is_trusted<C: TokenCounter + ?Sized>(counter: &C) -> bool {
     counter.__trusted(seal::Seal(()))
 }
 
+/// The linear engine of `counter` when it is (a pointer to) a [`Tiktoken`] that has
+/// one.
+#[cfg(feature = "tiktoken")]
+pub(crate) fn linear_engine<C: TokenCounter + ?Sized>(counter: &C) -> Option<Linear> {
+    counter.__linear(seal::Seal(()))
+}
+
 /// [`TokenCounter::count_within`] that is exact for any counter: this crate's
 /// counters answer themselves; any other counter is walked by the default
 /// algorithm (a user's override of `count_within` is not trusted).
@@ -273,7 +296,7 @@ pub(crate) fn exact_count_within<C: TokenCounter + ?Sized>(
 
 /// The default [`TokenCounter::count_within`]: counts `text` in pieces that end at
 /// the counter's split points, stopping once the sum passes `limit`.
-fn count_within_by_splits<C: TokenCounter + ?Sized>(
+pub(crate) fn count_within_by_splits<C: TokenCounter + ?Sized>(
     counter: &C,
     text: &str,
     limit: usize,
@@ -347,6 +370,10 @@ macro_rules! forward_token_counter {
             }
             fn __trusted(&self, seal: seal::Seal) -> bool {
                 (**self).__trusted(seal)
+            }
+            #[cfg(feature = "tiktoken")]
+            fn __linear(&self, seal: seal::Seal) -> Option<linear::Linear> {
+                (**self).__linear(seal)
             }
         }
     )*};
