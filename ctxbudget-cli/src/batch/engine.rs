@@ -388,7 +388,7 @@ mod tests {
         let mut input: &[u8] = b"a\r\nb\n\nc";
         let mut block = Vec::new();
         let (bytes, more) = read_block(&mut input, &mut block).unwrap();
-        assert_eq!(bytes, 8);
+        assert_eq!(bytes, 7);
         assert!(!more);
         assert_eq!(
             block,
