@@ -1,6 +1,5 @@
 //! Choosing the token counter: `--encoding`, `--tokenizer FILE` or `--model`.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -25,12 +24,13 @@ const ENCODINGS: [(&str, Encoding); 5] = [
 #[derive(Debug, Clone, Default, Args)]
 #[group(id = "counter", multiple = false)]
 pub struct CounterArgs {
-    /// Count with this tiktoken encoding: o200k_base (GPT-4o, GPT-4.1, GPT-5, o-series),
-    /// cl100k_base (GPT-4, GPT-3.5), p50k_base, r50k_base [default: o200k_base]
+    /// Count with this tiktoken encoding: `o200k_base` (GPT-4o, GPT-4.1, GPT-5,
+    /// o-series), `cl100k_base` (GPT-4, GPT-3.5), `p50k_base`, `r50k_base` [default:
+    /// `o200k_base`]
     #[arg(long, short = 'e', value_name = "ENCODING")]
     pub encoding: Option<String>,
     /// Count with a tokenizer file: a Hugging Face tokenizer.json (Llama, Qwen,
-    /// DeepSeek, ...) or a Mistral tekken*.json, told apart by their content
+    /// `DeepSeek`, ...) or a Mistral `tekken*.json`, told apart by their content
     #[arg(long, short = 't', value_name = "FILE")]
     pub tokenizer: Option<PathBuf>,
     /// Count with the tokenizer of this model (OpenAI model names, as tiktoken maps
@@ -102,24 +102,29 @@ fn parse_encoding(name: &str) -> Result<Encoding, CliError> {
         })
 }
 
+/// The top-level sections that tell the two kinds of tokenizer files apart.
+#[derive(serde::Deserialize)]
+struct Sections {
+    model: Option<serde::de::IgnoredAny>,
+    config: Option<serde::de::IgnoredAny>,
+    vocab: Option<serde::de::IgnoredAny>,
+}
+
 /// Loads a Hugging Face `tokenizer.json` or a Mistral Tekken file, told apart by their
 /// top-level sections: a `model` section is Hugging Face's, `config` and `vocab` are
 /// Tekken's.
 fn load_tokenizer_file(path: &Path) -> Result<Counter, CliError> {
     let bytes = std::fs::read(path).map_err(|error| cannot_read(path, &error))?;
-    let keys = match serde_json::from_slice::<HashMap<String, serde::de::IgnoredAny>>(&bytes) {
-        Ok(keys) => keys,
+    let Ok(sections) = serde_json::from_slice::<Sections>(&bytes) else {
         // Not a JSON object: the library's loader says where and why.
-        Err(_) => {
-            return Err(tokenizer_error(HuggingFace::from_file(path).err(), path));
-        }
+        return Err(tokenizer_error(HuggingFace::from_file(path).err(), path));
     };
     let label = path.display().to_string();
-    if keys.contains_key("model") {
+    if sections.model.is_some() {
         let counter = HuggingFace::from_file(path).map_err(|e| tokenizer_error(Some(e), path))?;
         return Ok(Counter::new(counter, label));
     }
-    if keys.contains_key("config") && keys.contains_key("vocab") {
+    if sections.config.is_some() && sections.vocab.is_some() {
         let counter = Tekken::from_file(path).map_err(|e| tokenizer_error(Some(e), path))?;
         return Ok(Counter::new(counter, label));
     }

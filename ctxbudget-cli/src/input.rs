@@ -103,7 +103,7 @@ pub fn io_message(error: &io::Error) -> String {
 /// convert the text.
 fn not_utf8(source: &Source, bytes: &[u8], error: &std::str::Utf8Error) -> CliError {
     let offset = error.valid_up_to();
-    let line = bytes[..offset].iter().filter(|&&b| b == b'\n').count() + 1;
+    let line = bytes[..offset].split(|&b| b == b'\n').count();
     CliError::input(format!(
         "{source} is not UTF-8 text: the byte at offset {offset} (line {line}) is not valid UTF-8; \
          convert the text first, e.g. `iconv -f LATIN1 -t UTF-8`"
@@ -130,7 +130,7 @@ impl Output {
     ///
     /// A message when standard output cannot be written (a full disk, ...).
     pub fn write(&mut self, bytes: &[u8]) -> Result<(), CliError> {
-        self.out.write_all(bytes).map_err(write_error)
+        self.out.write_all(bytes).map_err(|e| write_error(&e))
     }
 
     /// Writes everything buffered.
@@ -139,7 +139,7 @@ impl Output {
     ///
     /// As [`write`](Self::write).
     pub fn flush(&mut self) -> Result<(), CliError> {
-        self.out.flush().map_err(write_error)
+        self.out.flush().map_err(|e| write_error(&e))
     }
 }
 
@@ -149,13 +149,13 @@ impl fmt::Debug for Output {
     }
 }
 
-fn write_error(error: io::Error) -> CliError {
+fn write_error(error: &io::Error) -> CliError {
     if error.kind() == io::ErrorKind::BrokenPipe {
         // The reader has what it wanted (`ctxbudget trim ... | head`): stop quietly.
         std::process::exit(0);
     }
     CliError::input(format!(
         "cannot write to standard output: {}",
-        io_message(&error)
+        io_message(error)
     ))
 }

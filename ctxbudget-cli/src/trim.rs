@@ -136,7 +136,7 @@ pub fn report(input: &str, trimmed: &Trimmed<'_>, counter: &Counter, keep: KeepA
         "tokens": trimmed.tokens,
         "budget": trimmed.budget,
         "cut": trimmed.cut,
-        "boundary": trimmed.boundary.map(|b| b.name()),
+        "boundary": trimmed.boundary.map(ctxbudget::trim::Boundary::name),
         "keep": keep.name(),
         "input_bytes": input.len(),
         "output_bytes": trimmed.text().len(),

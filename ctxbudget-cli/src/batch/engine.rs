@@ -37,7 +37,7 @@ pub struct BatchIo {
     /// Also write every failed line as `{"line": N, "error": "..."}` to this file
     #[arg(long, value_name = "ERRORS.jsonl")]
     pub errors: Option<PathBuf>,
-    /// Threads to use [default: all cores, or RAYON_NUM_THREADS]
+    /// Threads to use [default: all cores, or `RAYON_NUM_THREADS`]
     #[arg(long, short = 'j', value_name = "N")]
     pub threads: Option<usize>,
 }
@@ -58,6 +58,8 @@ pub enum Failed {
     /// The line is not valid input: counts as an error.
     Bad(String),
     /// The line is valid but cannot fit its budget.
+    // Made by `batch fit`, which needs the request formats of the library.
+    #[allow(dead_code)]
     Over(String),
 }
 
@@ -106,8 +108,8 @@ where
                 Some(Ok(done)) => {
                     output
                         .write_all(done.line.as_bytes())
-                        .map_err(write_error)?;
-                    output.write_all(b"\n").map_err(write_error)?;
+                        .map_err(|e| write_error(&e))?;
+                    output.write_all(b"\n").map_err(|e| write_error(&e))?;
                     tally.outcomes[done.outcome] += 1;
                 }
                 Some(Err(failed)) => {
@@ -118,7 +120,7 @@ where
                     if let Some(file) = &mut errors_file {
                         let text = super::jsonl::json_string(&message);
                         writeln!(file, r#"{{"line":{line},"error":{text},"over":{over}}}"#)
-                            .map_err(write_error)?;
+                            .map_err(|e| write_error(&e))?;
                     }
                     tally.failed.push((line, over, message));
                 }
@@ -132,9 +134,9 @@ where
             break;
         }
     }
-    output.flush().map_err(write_error)?;
+    output.flush().map_err(|e| write_error(&e))?;
     if let Some(file) = &mut errors_file {
-        file.flush().map_err(write_error)?;
+        file.flush().map_err(|e| write_error(&e))?;
     }
     progress.finish_and_clear();
     eprint!("{}", tally.summary(job, started.elapsed()));
@@ -229,11 +231,11 @@ fn cannot_write(path: &Path, error: &io::Error) -> CliError {
     ))
 }
 
-fn write_error(error: io::Error) -> CliError {
+fn write_error(error: &io::Error) -> CliError {
     if error.kind() == io::ErrorKind::BrokenPipe {
         std::process::exit(0);
     }
-    CliError::input(format!("cannot write the output: {}", io_message(&error)))
+    CliError::input(format!("cannot write the output: {}", io_message(error)))
 }
 
 /// A progress bar on standard error when it is a terminal; hidden otherwise, so
