@@ -1,0 +1,212 @@
+//! One line of a JSON-lines data set: a JSON string, or an object whose other fields
+//! pass through unchanged, in their order, byte for byte.
+
+use std::fmt;
+
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+
+/// A JSON object whose values are kept as they were written: parsing and writing it
+/// back changes nothing but the whitespace between fields.
+#[derive(Debug)]
+pub struct RawObject<'a> {
+    fields: Vec<(String, &'a RawValue)>,
+}
+
+impl<'de> serde::Deserialize<'de> for RawObject<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> Visitor<'de> for Fields {
+            type Value = RawObject<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut fields = Vec::new();
+                while let Some(entry) = map.next_entry::<String, &'de RawValue>()? {
+                    fields.push(entry);
+                }
+                Ok(RawObject { fields })
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
+}
+
+impl RawObject<'_> {
+    /// The raw JSON of the first field named `name`.
+    pub fn get(&self, name: &str) -> Option<&RawValue> {
+        self.fields
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| *value)
+    }
+
+    /// The object written back with the fields in `set` (name, raw JSON) replaced
+    /// where they are, and added at the end where the object has none.
+    pub fn with(&self, set: &[(&str, &str)]) -> String {
+        let mut out = String::with_capacity(
+            self.fields
+                .iter()
+                .map(|(k, v)| k.len() + v.get().len() + 4)
+                .sum::<usize>()
+                + 2,
+        );
+        out.push('{');
+        let mut first = true;
+        let mut push = |out: &mut String, key: &str, raw: &str| {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            out.push_str(&json_string(key));
+            out.push(':');
+            out.push_str(raw);
+        };
+        for (key, value) in &self.fields {
+            let raw = set
+                .iter()
+                .find(|(name, _)| name == key)
+                .map_or(value.get(), |(_, raw)| *raw);
+            push(&mut out, key, raw);
+        }
+        for (name, raw) in set {
+            if self.get(name).is_none() {
+                push(&mut out, name, raw);
+            }
+        }
+        out.push('}');
+        out
+    }
+}
+
+/// `text` as a JSON string.
+pub fn json_string(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| String::from("\"\""))
+}
+
+/// A line of the data set, parsed.
+#[derive(Debug)]
+pub enum Line<'a> {
+    /// A JSON string: the text itself.
+    Text(String),
+    /// A JSON object, with the text in one of its fields.
+    Object(RawObject<'a>),
+}
+
+/// Why a line could not be used: the message for the summary.
+pub type LineError = String;
+
+/// Parses a line as a JSON string or object.
+///
+/// # Errors
+///
+/// Invalid JSON with its column, or JSON that is neither a string nor an object.
+pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
+    match line.trim_start().as_bytes().first() {
+        Some(b'"') => serde_json::from_str(line)
+            .map(Line::Text)
+            .map_err(|e| json_error(&e)),
+        Some(b'{') => serde_json::from_str(line)
+            .map(Line::Object)
+            .map_err(|e| json_error(&e)),
+        _ => match serde_json::from_str::<serde::de::IgnoredAny>(line) {
+            Err(e) => Err(json_error(&e)),
+            Ok(_) => Err(format!(
+                "a line must be a JSON object or a JSON string, not {}",
+                kind_of(line)
+            )),
+        },
+    }
+}
+
+/// serde's message for a JSON error on one line: the column, what was wrong.
+pub fn json_error(error: &serde_json::Error) -> LineError {
+    let message = error.to_string();
+    let message = message
+        .rfind(" at line ")
+        .map_or(message.as_str(), |at| &message[..at]);
+    format!("invalid JSON at column {}: {message}", error.column())
+}
+
+/// The text of a line: the line itself when it is a string, else the string in its
+/// field `field`.
+///
+/// # Errors
+///
+/// An object without the field, or whose field is not a string.
+pub fn text_of<'l>(
+    line: &'l Line<'_>,
+    field: &str,
+) -> Result<std::borrow::Cow<'l, str>, LineError> {
+    match line {
+        Line::Text(text) => Ok(std::borrow::Cow::Borrowed(text)),
+        Line::Object(object) => {
+            let raw = object.get(field).ok_or_else(|| {
+                format!("the object has no `{field}` field: name the text's field with `--field`")
+            })?;
+            serde_json::from_str::<String>(raw.get())
+                .map(std::borrow::Cow::Owned)
+                .map_err(|_| {
+                    format!(
+                        "the `{field}` field is {}, not a string: name the text's field with `--field`",
+                        kind_of(raw.get())
+                    )
+                })
+        }
+    }
+}
+
+/// What kind of JSON value `raw` is, for messages.
+fn kind_of(raw: &str) -> &'static str {
+    match raw.trim_start().as_bytes().first() {
+        Some(b'{') => "an object",
+        Some(b'[') => "an array",
+        Some(b'"') => "a string",
+        Some(b't' | b'f') => "a boolean",
+        Some(b'n') => "null",
+        _ => "a number",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn objects_keep_their_fields_in_order() {
+        let line = r#"{"id": 7, "text": "a\u00e9b", "meta": {"z": 1.50, "a": [1]}}"#;
+        let parsed = parse_line(line).unwrap();
+        assert_eq!(text_of(&parsed, "text").unwrap(), "aéb");
+        let Line::Object(object) = parsed else {
+            panic!("an object");
+        };
+        assert_eq!(
+            object.with(&[("text", "\"x\""), ("tokens", "3")]),
+            r#"{"id":7,"text":"x","meta":{"z": 1.50, "a": [1]},"tokens":3}"#
+        );
+    }
+
+    #[test]
+    fn bad_lines_say_why() {
+        assert_eq!(
+            parse_line(r#"{"text": "a",}"#).unwrap_err(),
+            "invalid JSON at column 14: trailing comma"
+        );
+        assert_eq!(
+            parse_line("[1, 2]").unwrap_err(),
+            "a line must be a JSON object or a JSON string, not an array"
+        );
+        let object = parse_line(r#"{"body": 3}"#).unwrap();
+        assert!(
+            text_of(&object, "text")
+                .unwrap_err()
+                .contains("no `text` field")
+        );
+        assert!(
+            text_of(&object, "body")
+                .unwrap_err()
+                .contains("is a number")
+        );
+    }
+}

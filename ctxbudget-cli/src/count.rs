@@ -1,0 +1,67 @@
+//! `ctxbudget count`: the tokens of files or standard input.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use crate::counter::CounterArgs;
+use crate::error::CliError;
+use crate::input::{Output, Source};
+
+const EXAMPLES: &str = "\
+Examples:
+  ctxbudget count README.md
+  cat notes.txt | ctxbudget count --encoding cl100k_base
+  ctxbudget count --tokenizer llama-3.1/tokenizer.json docs/*.md";
+
+/// Count the tokens of files or standard input
+#[derive(Debug, Args)]
+#[command(after_help = EXAMPLES)]
+pub struct CountArgs {
+    #[command(flatten)]
+    counter: CounterArgs,
+    /// The files to count; `-` or none reads standard input. With several files, one
+    /// `COUNT<TAB>PATH` line each and a total
+    #[arg(value_name = "FILE")]
+    files: Vec<PathBuf>,
+}
+
+/// Prints the count of one input, or a `COUNT<TAB>PATH` line for each of several and
+/// their total. A file that cannot be read is reported and the others are still
+/// counted; the exit code is then 1.
+pub fn run(args: &CountArgs) -> Result<ExitCode, CliError> {
+    let counter = args.counter.load()?;
+    let mut out = Output::stdout();
+    if args.files.len() <= 1 {
+        let source = Source::from_arg(args.files.first().map(PathBuf::as_path));
+        let text = source.read_text()?;
+        out.write(format!("{}\n", counter.count(&text)).as_bytes())?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut total = 0usize;
+    let mut failed = false;
+    for path in &args.files {
+        let source = Source::from_arg(Some(path));
+        match source.read_text() {
+            Ok(text) => {
+                let tokens = counter.count(&text);
+                total = total.saturating_add(tokens);
+                out.write(format!("{tokens}\t{}\n", source.label()).as_bytes())?;
+            }
+            Err(error) => {
+                out.flush()?;
+                eprintln!("error: {error}");
+                failed = true;
+            }
+        }
+    }
+    out.write(format!("{total}\ttotal\n").as_bytes())?;
+    out.flush()?;
+    Ok(if failed {
+        ExitCode::from(crate::error::EXIT_BAD_INPUT)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,96 @@
+//! `ctxbudget`: count, trim and disclose text within a token budget from the shell,
+//! and do it for whole JSON-lines data sets on all cores.
+//!
+//! Every command is a thin layer over the `ctxbudget` library: the counting and
+//! cutting are the library's, this crate reads files, parses arguments and prints.
+//!
+//! Exit codes: 0 success, 1 bad input or arguments, 2 valid input that cannot fit
+//! its budget.
+
+mod batch;
+mod count;
+mod counter;
+mod disclose;
+mod error;
+mod input;
+mod trim;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::error::{CliError, EXIT_BAD_INPUT};
+
+const EXAMPLES: &str = "\
+Examples:
+  ctxbudget count README.md
+  git diff | ctxbudget trim --tokens 4000 --keep head
+  ctxbudget batch trim --tokens 512 --input corpus.jsonl --output trimmed.jsonl
+
+Counting uses the o200k_base encoding (GPT-4o, GPT-4.1, GPT-5) unless --encoding,
+--tokenizer or --model says otherwise.
+Exit codes: 0 success, 1 bad input or arguments, 2 valid input that cannot fit.";
+
+/// Count, trim and disclose text within a token budget
+#[derive(Debug, Parser)]
+#[command(name = "ctxbudget", version, after_help = EXAMPLES)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Count the tokens of files or standard input
+    Count(count::CountArgs),
+    /// Cut a text down to a token budget, at a paragraph, line, sentence or word
+    Trim(trim::TrimArgs),
+    /// Show the start of a Markdown document, cut at a section boundary, with a note
+    /// on how to read the rest
+    Disclose(disclose::DiscloseArgs),
+    /// Count or trim every line of a JSON-lines data set, in parallel
+    Batch(batch::BatchArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            // `--help` and `--version` print to stdout and succeed; a usage error
+            // is bad input (exit code 1, not clap's 2, which means "does not fit").
+            let _ = error.print();
+            return if error.use_stderr() {
+                ExitCode::from(EXIT_BAD_INPUT)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    match run(&cli) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error}");
+            error.exit_code()
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<ExitCode, CliError> {
+    match &cli.command {
+        Command::Count(args) => count::run(args),
+        Command::Trim(args) => trim::run(args),
+        Command::Disclose(args) => disclose::run(args),
+        Command::Batch(args) => batch::run(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,246 @@
+//! `ctxbudget batch count` and `ctxbudget batch trim`.
+
+use ctxbudget::{TokenCounter, TrimOptions, count::Tiktoken, trim_with};
+use serde_json::{Value, json};
+
+use crate::support::{TempDir, arg, fixture_text, run, run_with};
+
+/// `n` JSON lines `{"id": i, "text": ..., "meta": {...}}` of varied lengths.
+fn data_set(n: usize) -> (Vec<String>, String) {
+    let guide = fixture_text("guide.md");
+    let words: Vec<&str> = guide.split_whitespace().collect();
+    let texts: Vec<String> = (0..n)
+        .map(|i| words[i % 40..(i % 40) + 5 + (i * 7) % 200].join(" "))
+        .collect();
+    let jsonl = texts
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            json!({"id": i, "text": text, "meta": {"source": "guide"}}).to_string() + "\n"
+        })
+        .collect();
+    (texts, jsonl)
+}
+
+fn lines(out: &str) -> Vec<Value> {
+    out.lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[test]
+fn count_adds_each_lines_tokens_in_input_order() {
+    let (texts, jsonl) = data_set(300);
+    let dir = TempDir::new();
+    let input = dir.file("in.jsonl", &jsonl);
+    let output = dir.path("out.jsonl");
+    let out = run(
+        &[
+            "batch",
+            "count",
+            "--input",
+            arg(&input),
+            "--output",
+            arg(&output),
+        ],
+        b"",
+    );
+    out.ok();
+    assert!(
+        out.stderr
+            .starts_with("ctxbudget batch count: 300 lines, 300 written, 0 errors"),
+        "{}",
+        out.stderr
+    );
+    let written = lines(&std::fs::read_to_string(&output).unwrap());
+    assert_eq!(written.len(), 300);
+    let counter = Tiktoken::o200k_base();
+    for (i, (line, text)) in written.iter().zip(&texts).enumerate() {
+        assert_eq!(line["id"], i);
+        assert_eq!(line["text"], text.as_str());
+        assert_eq!(line["meta"], json!({"source": "guide"}));
+        assert_eq!(line["tokens"], counter.count(text));
+    }
+}
+
+#[test]
+fn trim_cuts_each_text_and_keeps_the_other_fields() {
+    let (texts, jsonl) = data_set(200);
+    let out = run(
+        &["batch", "trim", "--tokens", "20", "--tokens-field", "n"],
+        jsonl.as_bytes(),
+    );
+    let written = lines(out.ok());
+    assert_eq!(written.len(), 200);
+    let counter = Tiktoken::o200k_base();
+    let mut cut = 0;
+    for (i, (line, text)) in written.iter().zip(&texts).enumerate() {
+        let kept = trim_with(text, 20, &counter, &TrimOptions::new());
+        assert_eq!(line["id"], i);
+        assert_eq!(line["text"], kept.text().as_ref());
+        assert_eq!(line["n"], kept.tokens);
+        assert!(kept.tokens <= 20);
+        cut += usize::from(kept.cut);
+    }
+    assert!(
+        cut > 0 && cut < 200,
+        "the data set has texts over and under the budget"
+    );
+    let summary = format!("200 written ({cut} cut, {} unchanged), 0 errors", 200 - cut);
+    assert!(out.stderr.contains(&summary), "{}", out.stderr);
+}
+
+#[test]
+fn one_thread_and_all_cores_write_the_same() {
+    let (_, jsonl) = data_set(150);
+    let all = run(
+        &["batch", "trim", "-n", "15", "-k", "tail"],
+        jsonl.as_bytes(),
+    );
+    let one = run_with(
+        &["batch", "trim", "-n", "15", "-k", "tail"],
+        jsonl.as_bytes(),
+        &[("RAYON_NUM_THREADS", "1")],
+    );
+    let two = run(
+        &["batch", "trim", "-n", "15", "-k", "tail", "--threads", "2"],
+        jsonl.as_bytes(),
+    );
+    assert_eq!(all.ok(), one.ok());
+    assert_eq!(all.ok(), two.ok());
+}
+
+#[test]
+fn string_lines_are_texts() {
+    let input = "\"Hello there, general reader of this line.\"\n\"short\"\n";
+    let counter = Tiktoken::o200k_base();
+    let out = run(&["batch", "count"], input.as_bytes());
+    assert_eq!(
+        out.ok(),
+        format!(
+            "{{\"tokens\":{}}}\n{{\"tokens\":{}}}\n",
+            counter.count("Hello there, general reader of this line."),
+            counter.count("short")
+        )
+    );
+    let trimmed = run(&["batch", "trim", "-n", "3"], input.as_bytes());
+    let kept = trim_with(
+        "Hello there, general reader of this line.",
+        3,
+        &counter,
+        &TrimOptions::new(),
+    );
+    assert_eq!(
+        trimmed.ok(),
+        format!("{}\n\"short\"\n", serde_json::to_string(kept.kept).unwrap())
+    );
+}
+
+#[test]
+fn bad_lines_are_reported_by_number_and_nothing_is_lost() {
+    let mut input = Vec::new();
+    input.extend_from_slice(b"{\"id\": 1, \"text\": \"fine\"}\n");
+    input.extend_from_slice(b"{\"id\": 2, \"text\": \"trailing comma\",}\n");
+    input.extend_from_slice(b"\n");
+    input.extend_from_slice(b"{\"id\": 4, \"body\": \"no text field\"}\n");
+    input.extend_from_slice(b"{\"id\": 5, \"text\": \"caf\xe9\"}\n");
+    input.extend_from_slice(b"{\"id\": 6, \"text\": 6}\n");
+    input.extend_from_slice(b"[\"an array\"]\n");
+    input.extend_from_slice(b"{\"id\": 8, \"text\": \"also fine\"}");
+    let dir = TempDir::new();
+    let errors = dir.path("errors.jsonl");
+    let out = run(&["batch", "count", "--errors", arg(&errors)], &input);
+    out.fails(
+        1,
+        "ctxbudget batch count: 8 lines, 2 written, 5 errors (lines 2, 4-7), 1 blank line skipped",
+    );
+    for expected in [
+        "line 2: invalid JSON at column 36: trailing comma",
+        "line 4: the object has no `text` field: name the text's field with `--field`",
+        "line 5: not UTF-8: the byte at column 23 is not valid UTF-8",
+        "line 6: the `text` field is a number, not a string",
+        "line 7: a line must be a JSON object or a JSON string, not an array",
+    ] {
+        assert!(
+            out.stderr.contains(expected),
+            "{expected:?} in {}",
+            out.stderr
+        );
+    }
+    let ids: Vec<Value> = lines(out.out()).iter().map(|l| l["id"].clone()).collect();
+    assert_eq!(ids, vec![json!(1), json!(8)]);
+    let recorded = lines(&std::fs::read_to_string(&errors).unwrap());
+    let numbers: Vec<&Value> = recorded.iter().map(|r| &r["line"]).collect();
+    assert_eq!(
+        numbers,
+        [2, 4, 5, 6, 7].map(Value::from).iter().collect::<Vec<_>>()
+    );
+    assert!(
+        recorded
+            .iter()
+            .all(|r| r["error"].is_string() && r["over"] == false)
+    );
+}
+
+#[test]
+fn a_field_of_another_name() {
+    let input = "{\"body\": \"one two three\"}\n";
+    let n = Tiktoken::o200k_base().count("one two three");
+    let out = run(
+        &[
+            "batch",
+            "count",
+            "--field",
+            "body",
+            "--tokens-field",
+            "cost",
+        ],
+        input.as_bytes(),
+    );
+    assert_eq!(
+        out.ok(),
+        format!("{{\"body\":\"one two three\",\"cost\":{n}}}\n")
+    );
+}
+
+#[test]
+fn files_that_cannot_be_used_fail_before_anything_is_written() {
+    let dir = TempDir::new();
+    run(
+        &["batch", "count", "-i", arg(&dir.path("missing.jsonl"))],
+        b"",
+    )
+    .fails(1, "missing.jsonl`: No such file or directory");
+    let input = dir.file("in.jsonl", "\"x\"\n");
+    run(
+        &["batch", "count", "-i", arg(&input), "-o", arg(&input)],
+        b"",
+    )
+    .fails(1, "is the input file: writing would destroy it");
+    assert_eq!(std::fs::read_to_string(&input).unwrap(), "\"x\"\n");
+    run(
+        &[
+            "batch",
+            "count",
+            "-o",
+            arg(&dir.path("no/such/dir/out.jsonl")),
+        ],
+        b"\"x\"\n",
+    )
+    .fails(1, "check that its folder exists");
+    run(&["batch", "trim", "-n", "5", "--threads", "0"], b"").fails(1, "`--threads 0`");
+}
+
+#[test]
+fn no_progress_bar_when_stderr_is_not_a_terminal() {
+    let (_, jsonl) = data_set(50);
+    let out = run(&["batch", "count"], jsonl.as_bytes());
+    out.ok();
+    assert_eq!(
+        out.stderr.lines().count(),
+        1,
+        "only the summary: {}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains('\u{1b}') && !out.stderr.contains('\r'));
+}

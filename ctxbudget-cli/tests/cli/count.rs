@@ -1,0 +1,170 @@
+//! `ctxbudget count`.
+
+use ctxbudget::count::{HuggingFace, Tekken};
+use ctxbudget::{TokenCounter, count::Tiktoken};
+
+use crate::support::{TempDir, arg, fixture, fixture_text, run, run_with};
+
+#[test]
+fn a_file_and_standard_input_print_the_count() {
+    let text = fixture_text("guide.md");
+    let expected = format!("{}\n", Tiktoken::o200k_base().count(&text));
+    let path = fixture("guide.md");
+    assert_eq!(run(&["count", arg(&path)], b"").ok(), expected);
+    assert_eq!(run(&["count"], text.as_bytes()).ok(), expected);
+    assert_eq!(run(&["count", "-"], text.as_bytes()).ok(), expected);
+}
+
+#[test]
+fn several_files_print_a_line_each_and_the_total() {
+    let dir = TempDir::new();
+    let a = dir.file("a.txt", "Hello, world!");
+    let b = dir.file(
+        "b.txt",
+        "A longer text of a few more tokens than the first one.",
+    );
+    let counter = Tiktoken::o200k_base();
+    let (na, nb) = (
+        counter.count("Hello, world!"),
+        counter.count("A longer text of a few more tokens than the first one."),
+    );
+    let nc = counter.count("from stdin");
+    let out = run(&["count", arg(&a), "-", arg(&b)], b"from stdin");
+    assert_eq!(
+        out.ok(),
+        format!(
+            "{na}\t{}\n{nc}\t-\n{nb}\t{}\n{}\ttotal\n",
+            arg(&a),
+            arg(&b),
+            na + nb + nc
+        )
+    );
+}
+
+#[test]
+fn a_missing_file_among_several_is_reported_and_the_rest_counted() {
+    let dir = TempDir::new();
+    let a = dir.file("a.txt", "Hello, world!");
+    let missing = dir.path("missing.txt");
+    let out = run(&["count", arg(&a), arg(&missing)], b"");
+    out.fails(1, &format!("cannot read `{}`: No such file", arg(&missing)));
+    let n = Tiktoken::o200k_base().count("Hello, world!");
+    assert_eq!(out.out(), format!("{n}\t{}\n{n}\ttotal\n", arg(&a)));
+}
+
+#[test]
+fn a_missing_file_fails_with_the_fix() {
+    let out = run(&["count", "no/such/file.txt"], b"");
+    out.fails(
+        1,
+        "error: cannot read `no/such/file.txt`: No such file or directory; check the path",
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn invalid_utf8_fails_with_where_and_how_to_convert() {
+    let out = run(&["count"], b"fine first line\ncaf\xe9\n");
+    out.fails(
+        1,
+        "standard input is not UTF-8 text: the byte at offset 19 (line 2)",
+    );
+    assert!(out.stderr.contains("iconv"), "{}", out.stderr);
+    let dir = TempDir::new();
+    let latin1 = dir.file("latin1.txt", b"caf\xe9");
+    run(&["count", arg(&latin1)], b"").fails(1, &format!("`{}` is not UTF-8 text", arg(&latin1)));
+}
+
+#[test]
+fn encodings_and_models_choose_the_counter() {
+    let text = "Encodings differ: ünïcödé, emoji 🦀, and code `fn main() {}`.";
+    let cl100k = Tiktoken::cl100k_base().count(text);
+    let o200k = Tiktoken::o200k_base().count(text);
+    assert_ne!(cl100k, o200k, "the text tells the encodings apart");
+    let input = text.as_bytes();
+    assert_eq!(
+        run(&["count", "--encoding", "cl100k_base"], input).ok(),
+        format!("{cl100k}\n")
+    );
+    assert_eq!(
+        run(&["count", "-e", "o200k_base"], input).ok(),
+        format!("{o200k}\n")
+    );
+    assert_eq!(
+        run(&["count", "--model", "gpt-4"], input).ok(),
+        format!("{cl100k}\n")
+    );
+    assert_eq!(
+        run(&["count", "--model", "gpt-4o"], input).ok(),
+        format!("{o200k}\n")
+    );
+}
+
+#[test]
+fn an_unknown_encoding_or_model_fails_with_what_to_use() {
+    run(&["count", "--encoding", "o300k_base"], b"x").fails(
+        1,
+        "unknown encoding `o300k_base`: use one of o200k_base, cl100k_base",
+    );
+    run(&["count", "--model", "my-llama"], b"x").fails(1, "unknown model `my-llama`");
+    // Two counters at once is a usage error, also exit code 1.
+    run(&["count", "-e", "cl100k_base", "-m", "gpt-4"], b"x").fails(1, "cannot be used with");
+}
+
+#[test]
+fn tokenizer_files_are_told_apart_by_their_content() {
+    let text = "Hello world, hello budget! hello tokens.";
+    let word_level = fixture("word-level.json");
+    let tekken = fixture("bytes-tekken.json");
+    let expected_hf = HuggingFace::from_file(&word_level).unwrap().count(text);
+    let expected_tekken = Tekken::from_file(&tekken).unwrap().count(text);
+    assert_ne!(expected_hf, expected_tekken);
+    assert_eq!(
+        run(&["count", "--tokenizer", arg(&word_level)], text.as_bytes()).ok(),
+        format!("{expected_hf}\n")
+    );
+    assert_eq!(
+        run(&["count", "-t", arg(&tekken)], text.as_bytes()).ok(),
+        format!("{expected_tekken}\n")
+    );
+    // The names do not matter: a Tekken file called tokenizer.json is still Tekken.
+    let dir = TempDir::new();
+    let renamed = dir.file("tokenizer.json", std::fs::read(&tekken).unwrap());
+    assert_eq!(
+        run(&["count", "-t", arg(&renamed)], text.as_bytes()).ok(),
+        format!("{expected_tekken}\n")
+    );
+}
+
+#[test]
+fn bad_tokenizer_files_fail_with_the_file_and_the_problem() {
+    let dir = TempDir::new();
+    let other = dir.file(
+        "package.json",
+        r#"{"name": "left-pad", "version": "1.3.0"}"#,
+    );
+    run(&["count", "-t", arg(&other)], b"x")
+        .fails(1, "is neither a Hugging Face tokenizer.json (it has no `model` section) nor a Mistral Tekken file");
+    let full = std::fs::read_to_string(fixture("word-level.json")).unwrap();
+    let cut = dir.file("tokenizer.json", &full[..full.len() / 2]);
+    run(&["count", "-t", arg(&cut)], b"x").fails(1, "the file is truncated");
+    let missing = dir.path("nope.json");
+    run(&["count", "-t", arg(&missing)], b"x").fails(1, "cannot read `");
+}
+
+#[test]
+fn a_long_text_counted_on_all_cores_gives_the_library_count() {
+    // Over 1 MB: the binary counts pieces cut at split points in parallel.
+    let text = [
+        fixture_text("guide.md"),
+        "日本語のテキスト、句読点つき。".repeat(20),
+        "a".repeat(3000),
+    ]
+    .concat()
+    .repeat(400);
+    assert!(text.len() > 1 << 20);
+    let expected = format!("{}\n", Tiktoken::o200k_base().count(&text));
+    assert_eq!(run(&["count"], text.as_bytes()).ok(), expected);
+    let one_thread = run_with(&["count"], text.as_bytes(), &[("RAYON_NUM_THREADS", "1")]);
+    assert_eq!(one_thread.ok(), expected);
+}

@@ -1,0 +1,10 @@
+//! End-to-end tests of the `ctxbudget` binary: each command on files and on standard
+//! input, every exit code, and bad input with its message. Expected values come from
+//! the library, never from the binary itself.
+
+mod batch;
+mod count;
+mod disclose;
+mod help;
+mod support;
+mod trim;
