@@ -72,7 +72,11 @@ fn every_fixture_round_trips_to_an_equal_value() {
         let parsed = request(name);
         let written = parsed.to_json();
         assert_eq!(value(&written), value(&json), "{name}");
-        assert_eq!(serde_json::to_value(&parsed).unwrap(), value(&json), "{name}");
+        assert_eq!(
+            serde_json::to_value(&parsed).unwrap(),
+            value(&json),
+            "{name}"
+        );
         // And again from what was written: a fixed point, equal as Rust values too.
         let again = MessagesRequest::from_json(&written).unwrap();
         assert_eq!(again, parsed, "{name}");
@@ -86,7 +90,10 @@ fn the_session_is_a_tool_heavy_agent_run() {
     let messages = session.messages();
     assert!(messages.len() >= 100, "{}", messages.len());
     session.validate().unwrap();
-    let parallel = messages.iter().filter(|m| m.tool_uses().count() >= 2).count();
+    let parallel = messages
+        .iter()
+        .filter(|m| m.tool_uses().count() >= 2)
+        .count();
     assert!(parallel >= 5, "{parallel} messages with parallel calls");
     let thinking = messages
         .iter()
@@ -113,7 +120,11 @@ fn modelled_fields_and_extras_are_reachable() {
     let user = &blocks.messages()[0];
     assert_eq!(user.role, AnthropicRole::User);
     assert_eq!(
-        user.blocks().last().unwrap().cache_control().map(|c| c.get()),
+        user.blocks()
+            .last()
+            .unwrap()
+            .cache_control()
+            .map(|c| c.get()),
         Some(r#"{"type": "ephemeral", "ttl": "1h"}"#)
     );
     let assistant = &blocks.messages()[1];
@@ -150,7 +161,14 @@ fn modelled_fields_and_extras_are_reachable() {
         nulls.messages()[1].tool_calls().next().unwrap().arguments,
         r#"{"deep": {"list": [1, -0.5, 1e2, 12345678901234567890, true, null]}}"#
     );
-    assert!(nulls.messages()[2].tool_results().next().unwrap().content.is_none());
+    assert!(
+        nulls.messages()[2]
+            .tool_results()
+            .next()
+            .unwrap()
+            .content
+            .is_none()
+    );
 }
 
 #[test]
@@ -258,9 +276,15 @@ fn documents_tool_results_and_unknown_blocks_are_counted() {
     assert_eq!(user, expected);
     let assumptions = blocks.message_assumptions();
     let what: Vec<String> = assumptions.iter().map(ToString::to_string).collect();
-    assert!(what[0].contains("PDF") && what[0].contains("pages counted"), "{what:?}");
+    assert!(
+        what[0].contains("PDF") && what[0].contains("pages counted"),
+        "{what:?}"
+    );
     assert!(what[1].contains("could not be counted"), "{what:?}");
-    assert!(matches!(assumptions[2], Assumption::RemoteImage { message: 0, .. }));
+    assert!(matches!(
+        assumptions[2],
+        Assumption::RemoteImage { message: 0, .. }
+    ));
     // The results: their ids and content, the GIF inside one of them.
     let results = messages[2].content_tokens(&words);
     // The `search_result` block: the JSON text of each field.
@@ -272,16 +296,20 @@ fn documents_tool_results_and_unknown_blocks_are_counted() {
     ];
     assert_eq!(
         results,
-        1 + words("15 degrees") + 1
-            + 1 + words("ConnectionError: the time service is down")
+        1 + words("15 degrees")
+            + 1
+            + 1
+            + words("ConnectionError: the time service is down")
             + search.iter().map(|s| words(s)).sum::<usize>()
             + words("Thanks. Summarise.")
     );
-    assert!(
-        assumptions
-            .iter()
-            .any(|a| matches!(a, Assumption::UnpublishedRule { message: Some(2), .. }))
-    );
+    assert!(assumptions.iter().any(|a| matches!(
+        a,
+        Assumption::UnpublishedRule {
+            message: Some(2),
+            ..
+        }
+    )));
 }
 
 #[test]
@@ -318,10 +346,18 @@ fn tools_cost_their_definitions_and_the_tool_use_system_prompt() {
     unknown.model = Some("proxy/some-model".to_owned());
     let cost = unknown.fixed_cost(&words);
     assert_eq!(cost.tokens, definitions + 346);
-    assert!(cost.assumptions.iter().any(|a| a.to_string().contains("not one whose")));
+    assert!(
+        cost.assumptions
+            .iter()
+            .any(|a| a.to_string().contains("not one whose"))
+    );
     let mut none = auto;
     none.tools = Some(Vec::new());
-    assert_eq!(none.fixed_cost(&words).tokens, 0, "no tools, no tool prompt");
+    assert_eq!(
+        none.fixed_cost(&words).tokens,
+        0,
+        "no tools, no tool prompt"
+    );
 }
 
 #[test]
@@ -334,8 +370,9 @@ fn the_system_prompt_counts_as_its_text() {
     let blocks = request("system_blocks.json");
     assert_eq!(
         blocks.fixed_cost(&words).tokens,
-        words("You are an AI assistant tasked with analyzing literary works. Your goal is to provide insightful commentary on themes, characters, and writing style.\n")
-            + words("<the entire contents of a long novel would go here>")
+        words(
+            "You are an AI assistant tasked with analyzing literary works. Your goal is to provide insightful commentary on themes, characters, and writing style.\n"
+        ) + words("<the entire contents of a long novel would go here>")
     );
     assert!(request("nulls.json").fixed_cost(&words).tokens == 0);
 }
@@ -356,7 +393,10 @@ fn thinking_tokens(request: &MessagesRequest) -> Vec<usize> {
 #[test]
 fn thinking_of_earlier_turns_counts_only_where_the_model_keeps_it() {
     let mut session = request("session.json");
-    assert_eq!(session.thinking_retention(), ThinkingRetention::LastTurns(1));
+    assert_eq!(
+        session.thinking_retention(),
+        ThinkingRetention::LastTurns(1)
+    );
     let messages = session.messages();
     // The last turn starts at the last user message that is not only results.
     let turn_start = messages
@@ -364,7 +404,9 @@ fn thinking_of_earlier_turns_counts_only_where_the_model_keeps_it() {
         .rposition(|m| {
             m.role == AnthropicRole::User
                 && (matches!(m.content, Content::Text(_))
-                    || m.blocks().iter().any(|b| !matches!(b, ContentBlock::ToolResult(_))))
+                    || m.blocks()
+                        .iter()
+                        .any(|b| !matches!(b, ContentBlock::ToolResult(_))))
         })
         .unwrap();
     let counted = thinking_tokens(&session);
@@ -423,34 +465,78 @@ fn validation_errors_name_the_message_and_the_fix() {
     let ok = body(&format!("{ASK}, {CALLS}, {}", results(&["b", "a"])));
     MessagesRequest::from_json(&ok).unwrap().validate().unwrap();
     // Results spread over two user messages in a row: one turn for the API.
-    let split = body(&format!("{ASK}, {CALLS}, {}, {}", results(&["a"]), results(&["b"])));
-    MessagesRequest::from_json(&split).unwrap().validate().unwrap();
+    let split = body(&format!(
+        "{ASK}, {CALLS}, {}, {}",
+        results(&["a"]),
+        results(&["b"])
+    ));
+    MessagesRequest::from_json(&split)
+        .unwrap()
+        .validate()
+        .unwrap();
 
     let cases: Vec<(String, &str)> = vec![
         (body(""), "`messages` is empty"),
-        (body(&format!("{CALLS}, {}", results(&["a", "b"]))), "message 0: the request starts with an assistant message"),
-        (body(&format!("{ASK}, {CALLS}, {}", results(&["a"]))), "message 1: tool call `b` has no result"),
-        (body(&format!("{ASK}, {CALLS}")), "message 1: tool call `a` has no result"),
-        (body(&format!("{ASK}, {CALLS}, {}", results(&["a", "b", "zzz"]))), "message 2: a tool result answers call id `zzz`"),
-        (body(&format!("{}, {ASK}", results(&["a"]))), "message 0: a tool result answers call id `a`"),
-        (body(&format!("{ASK}, {CALLS}, {}, {ASK}, {CALLS}, {}", results(&["a", "b"]), results(&["a", "b"]))), "messages 1 and 4: two tool calls share the id `a`"),
-        (body(&format!("{ASK}, {CALLS}, {}", results(&["a", "b", "a"]))), "message 2: two `tool_result` blocks answer `a`"),
         (
-            body(&format!(r#"{ASK}, {CALLS}, {{"role": "user", "content": [{{"type": "text", "text": "here"}}, {{"type": "tool_result", "tool_use_id": "a", "content": "1"}}, {{"type": "tool_result", "tool_use_id": "b", "content": "2"}}]}}"#)),
+            body(&format!("{CALLS}, {}", results(&["a", "b"]))),
+            "message 0: the request starts with an assistant message",
+        ),
+        (
+            body(&format!("{ASK}, {CALLS}, {}", results(&["a"]))),
+            "message 1: tool call `b` has no result",
+        ),
+        (
+            body(&format!("{ASK}, {CALLS}")),
+            "message 1: tool call `a` has no result",
+        ),
+        (
+            body(&format!("{ASK}, {CALLS}, {}", results(&["a", "b", "zzz"]))),
+            "message 2: a tool result answers call id `zzz`",
+        ),
+        (
+            body(&format!("{}, {ASK}", results(&["a"]))),
+            "message 0: a tool result answers call id `a`",
+        ),
+        (
+            body(&format!(
+                "{ASK}, {CALLS}, {}, {ASK}, {CALLS}, {}",
+                results(&["a", "b"]),
+                results(&["a", "b"])
+            )),
+            "messages 1 and 4: two tool calls share the id `a`",
+        ),
+        (
+            body(&format!("{ASK}, {CALLS}, {}", results(&["a", "b", "a"]))),
+            "message 2: two `tool_result` blocks answer `a`",
+        ),
+        (
+            body(&format!(
+                r#"{ASK}, {CALLS}, {{"role": "user", "content": [{{"type": "text", "text": "here"}}, {{"type": "tool_result", "tool_use_id": "a", "content": "1"}}, {{"type": "tool_result", "tool_use_id": "b", "content": "2"}}]}}"#
+            )),
             "message 2: the `tool_result` block for `a` follows other content",
         ),
         (
             body(&format!("{ASK}, {CALLS}, {ASK}, {}", results(&["a", "b"]))),
             "message 3: the `tool_result` block for `a` follows the content of message 2",
         ),
-        (body(r#"{"role": "user", "content": []}"#), "message 0: has empty content"),
-        (body(r#"{"role": "user", "content": ""}"#), "message 0: has empty content"),
         (
-            body(r#"{"role": "user", "content": [{"type": "tool_use", "id": "x", "name": "f", "input": {}}]}"#),
+            body(r#"{"role": "user", "content": []}"#),
+            "message 0: has empty content",
+        ),
+        (
+            body(r#"{"role": "user", "content": ""}"#),
+            "message 0: has empty content",
+        ),
+        (
+            body(
+                r#"{"role": "user", "content": [{"type": "tool_use", "id": "x", "name": "f", "input": {}}]}"#,
+            ),
             "message 0: a user message holds the `tool_use` block `x`",
         ),
         (
-            body(&format!(r#"{ASK}, {{"role": "assistant", "content": [{{"type": "tool_result", "tool_use_id": "x", "content": "1"}}]}}"#)),
+            body(&format!(
+                r#"{ASK}, {{"role": "assistant", "content": [{{"type": "tool_result", "tool_use_id": "x", "content": "1"}}]}}"#
+            )),
             "message 1: an assistant message holds the `tool_result` block for `x`",
         ),
         (
@@ -458,49 +544,106 @@ fn validation_errors_name_the_message_and_the_fix() {
             "message 0: a user message holds a `thinking` block",
         ),
         (
-            body(&format!(r#"{ASK}, {{"role": "assistant", "content": [{{"type": "tool_use", "id": "x", "name": "f", "input": "go"}}]}}"#)),
+            body(&format!(
+                r#"{ASK}, {{"role": "assistant", "content": [{{"type": "tool_use", "id": "x", "name": "f", "input": "go"}}]}}"#
+            )),
             "message 1: the `input` of `tool_use` block `x` is `\"go\"`, not a JSON object",
         ),
         (
-            body(&format!(r#"{ASK}, {{"role": "assistant", "content": [{{"type": "tool_use", "id": "x", "name": "f", "input": {{}}}}]}}, {{"role": "user", "content": [{{"type": "tool_result", "tool_use_id": "x", "content": [{{"type": "tool_use", "id": "y", "name": "f", "input": {{}}}}]}}]}}"#)),
+            body(&format!(
+                r#"{ASK}, {{"role": "assistant", "content": [{{"type": "tool_use", "id": "x", "name": "f", "input": {{}}}}]}}, {{"role": "user", "content": [{{"type": "tool_result", "tool_use_id": "x", "content": [{{"type": "tool_use", "id": "y", "name": "f", "input": {{}}}}]}}]}}"#
+            )),
             "message 2: the `tool_result` block for `x` contains a `tool_use` block",
         ),
         (
-            format!(r#"{{"system": [{{"type": "image", "source": {{"type": "url", "url": "u"}}}}], "messages": [{ASK}]}}"#),
+            format!(
+                r#"{{"system": [{{"type": "image", "source": {{"type": "url", "url": "u"}}}}], "messages": [{ASK}]}}"#
+            ),
             "`system[0]` is a `image` block",
         ),
         (
-            format!(r#"{{"tools": [{{"name": "ok", "input_schema": {{}}}}, {{"description": "no name"}}], "messages": [{ASK}]}}"#),
+            format!(
+                r#"{{"tools": [{{"name": "ok", "input_schema": {{}}}}, {{"description": "no name"}}], "messages": [{ASK}]}}"#
+            ),
             "`tools[1]` is not an object with a `name`",
         ),
     ];
     for (json, expected) in cases {
         let message = bad(&json).to_string();
-        assert!(message.starts_with(expected), "{message}\nexpected: {expected}\n{json}");
+        assert!(
+            message.starts_with(expected),
+            "{message}\nexpected: {expected}\n{json}"
+        );
     }
     // A final assistant message may be empty (a prefill to continue).
     let prefill = body(&format!(r#"{ASK}, {{"role": "assistant", "content": ""}}"#));
-    MessagesRequest::from_json(&prefill).unwrap().validate().unwrap();
+    MessagesRequest::from_json(&prefill)
+        .unwrap()
+        .validate()
+        .unwrap();
 }
 
 #[test]
 fn malformed_bodies_get_serdes_position_and_what_was_expected() {
     let cases = [
-        (r#"{"messages": [{"role": "user", "content": "hi"}"#, "EOF while parsing", "a complete JSON document"),
-        (r#"{"messages": [{"role": "user" "content": "hi"}]}"#, "expected `,` or `}`", "well-formed JSON"),
-        (r#"{"model": "x"}"#, "missing field `messages` in the request", "an Anthropic Messages request body"),
-        (r#"{"messages": [{"role": "system", "content": "be brief"}]}"#, "top-level `system` field", "an Anthropic Messages request body"),
-        (r#"{"messages": [{"role": "user", "content": [{"text": "no type"}]}]}"#, "missing field `type` in a content block", "an Anthropic Messages request body"),
-        (r#"{"messages": [{"role": "user", "content": [{"type": "tool_use", "id": "x", "input": {}}]}]}"#, "missing field `name` in a `tool_use` block", "an Anthropic Messages request body"),
-        (r#"{"messages": [{"role": "user", "content": "a", "content": "b"}]}"#, "duplicate field `content`", "an Anthropic Messages request body"),
-        (r#"{"messages": [], "temperature": 1, "temperature": 2}"#, "duplicate field `temperature`", "an Anthropic Messages request body"),
-        (r#"{"max_tokens": "many", "messages": []}"#, "invalid type: string \"many\"", "an Anthropic Messages request body"),
-        (r#"[1, 2]"#, "invalid type: sequence, expected a Messages request", "an Anthropic Messages request body"),
+        (
+            r#"{"messages": [{"role": "user", "content": "hi"}"#,
+            "EOF while parsing",
+            "a complete JSON document",
+        ),
+        (
+            r#"{"messages": [{"role": "user" "content": "hi"}]}"#,
+            "expected `,` or `}`",
+            "well-formed JSON",
+        ),
+        (
+            r#"{"model": "x"}"#,
+            "missing field `messages` in the request",
+            "an Anthropic Messages request body",
+        ),
+        (
+            r#"{"messages": [{"role": "system", "content": "be brief"}]}"#,
+            "top-level `system` field",
+            "an Anthropic Messages request body",
+        ),
+        (
+            r#"{"messages": [{"role": "user", "content": [{"text": "no type"}]}]}"#,
+            "missing field `type` in a content block",
+            "an Anthropic Messages request body",
+        ),
+        (
+            r#"{"messages": [{"role": "user", "content": [{"type": "tool_use", "id": "x", "input": {}}]}]}"#,
+            "missing field `name` in a `tool_use` block",
+            "an Anthropic Messages request body",
+        ),
+        (
+            r#"{"messages": [{"role": "user", "content": "a", "content": "b"}]}"#,
+            "duplicate field `content`",
+            "an Anthropic Messages request body",
+        ),
+        (
+            r#"{"messages": [], "temperature": 1, "temperature": 2}"#,
+            "duplicate field `temperature`",
+            "an Anthropic Messages request body",
+        ),
+        (
+            r#"{"max_tokens": "many", "messages": []}"#,
+            "invalid type: string \"many\"",
+            "an Anthropic Messages request body",
+        ),
+        (
+            r#"[1, 2]"#,
+            "invalid type: sequence, expected a Messages request",
+            "an Anthropic Messages request body",
+        ),
     ];
     for (json, serde_says, we_expected) in cases {
         let error = MessagesRequest::from_json(json).unwrap_err();
         let message = error.to_string();
-        assert!(message.starts_with("Anthropic Messages request body: "), "{message}");
+        assert!(
+            message.starts_with("Anthropic Messages request body: "),
+            "{message}"
+        );
         assert!(message.contains(serde_says), "{message}");
         assert!(message.contains(we_expected), "{message}");
         assert!(message.contains("line 1 column"), "{message}");
@@ -510,7 +653,13 @@ fn malformed_bodies_get_serdes_position_and_what_was_expected() {
         assert_eq!(format, RequestFormat::AnthropicMessages);
     }
     let with_bom = format!("\u{feff}{}", body(ASK));
-    assert_eq!(MessagesRequest::from_json(&with_bom).unwrap().messages().len(), 1);
+    assert_eq!(
+        MessagesRequest::from_json(&with_bom)
+            .unwrap()
+            .messages()
+            .len(),
+        1
+    );
     assert!(body(ASK).parse::<MessagesRequest>().is_ok());
 }
 
@@ -547,9 +696,15 @@ fn repair_removes_what_breaks_the_pairing_and_says_so() {
     assert_eq!(repair.removed_messages, [4]);
     request.validate().unwrap();
     assert_eq!(request.messages().len(), 5);
-    assert_eq!(serde_json::to_value(&request.messages()[0]).unwrap(), before[0]);
+    assert_eq!(
+        serde_json::to_value(&request.messages()[0]).unwrap(),
+        before[0]
+    );
     assert_eq!(request.messages()[3].text(), "kept");
-    assert_eq!(serde_json::to_value(&request.messages()[4]).unwrap(), before[5]);
+    assert_eq!(
+        serde_json::to_value(&request.messages()[4]).unwrap(),
+        before[5]
+    );
     // A valid request is left as it is.
     let mut session = request_named_session();
     let copy = session.clone();
@@ -593,7 +748,9 @@ fn trimming_the_session_keeps_calls_with_results_and_every_kept_field() {
             let kept = trimmed.messages();
             sizes.push(kept.len());
             if !kept.is_empty() {
-                trimmed.validate().unwrap_or_else(|e| panic!("budget {budget}: {e}"));
+                trimmed
+                    .validate()
+                    .unwrap_or_else(|e| panic!("budget {budget}: {e}"));
                 assert_eq!(kept[0].role, AnthropicRole::User);
             }
             // Every kept message is one of the originals, in order, unchanged.
@@ -612,6 +769,9 @@ fn trimming_the_session_keeps_calls_with_results_and_every_kept_field() {
         }
         budget = budget * 3 / 2;
     }
-    assert!(sizes.len() > 5 && sizes.windows(2).all(|w| w[0] <= w[1]), "{sizes:?}");
+    assert!(
+        sizes.len() > 5 && sizes.windows(2).all(|w| w[0] <= w[1]),
+        "{sizes:?}"
+    );
     assert_eq!(sizes.last(), Some(&session.messages().len()));
 }

@@ -231,7 +231,11 @@ fn request() -> impl Strategy<Value = Value> {
 /// The call ids of the kept `tool_use` and `tool_result` blocks.
 fn pairing(request: &MessagesRequest) -> (HashSet<String>, HashSet<String>) {
     let messages = request.messages();
-    let calls = messages.iter().flat_map(|m| m.tool_uses()).map(|c| c.id.clone()).collect();
+    let calls = messages
+        .iter()
+        .flat_map(|m| m.tool_uses())
+        .map(|c| c.id.clone())
+        .collect();
     let results = messages
         .iter()
         .flat_map(|m| m.tool_results())

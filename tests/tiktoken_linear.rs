@@ -57,7 +57,10 @@ fn assert_same(encoding: Encoding, text: &str) {
 /// there) and the multilingual fixture.
 #[test]
 fn the_corpus_has_the_same_tokens() {
-    let mut texts: Vec<String> = FIXTURES.iter().map(|(_, text)| (*text).to_owned()).collect();
+    let mut texts: Vec<String> = FIXTURES
+        .iter()
+        .map(|(_, text)| (*text).to_owned())
+        .collect();
     texts.extend(
         ["prose.txt", "markdown.md", "code.txt"]
             .into_iter()

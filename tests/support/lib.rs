@@ -236,7 +236,10 @@ pub mod shapes {
             "markdown" => repeated(&corpus_or_fixture("markdown.md"), "\n\n", size),
             "code" => repeated(&corpus_or_fixture("code.txt"), "\n\n", size),
             "one-line" => {
-                let words = corpus_or_fixture("prose.txt").split_whitespace().collect::<Vec<_>>().join(" ");
+                let words = corpus_or_fixture("prose.txt")
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 repeated(&words, " ", size)
             }
             "one-letter" => "a".repeat(size),
@@ -262,8 +265,12 @@ pub mod shapes {
                 out.truncate(floor_char_boundary(&out, size));
                 out
             }
-            "base64" => noise(size, |state| char::from(BASE64[usize::try_from(state % 64).unwrap_or(0)])),
-            "base64-alnum" => noise(size, |state| char::from(BASE64[usize::try_from(state % 62).unwrap_or(0)])),
+            "base64" => noise(size, |state| {
+                char::from(BASE64[usize::try_from(state % 64).unwrap_or(0)])
+            }),
+            "base64-alnum" => noise(size, |state| {
+                char::from(BASE64[usize::try_from(state % 62).unwrap_or(0)])
+            }),
             other => panic!("unknown shape {other}: use one of {NAMES:?}"),
         }
     }

@@ -234,7 +234,6 @@ impl TokenCounter for Memo<'_> {
     }
 }
 
-
 /// A chat history fitted as messages: copies of the kept messages, where they were in
 /// the history, and the report of the fit.
 ///
@@ -346,7 +345,11 @@ pub fn fit_chat_messages<'a, M: ChatMessage>(
             .with_strategy(strategy)
             .trim(history);
         match trimmed {
-            Ok(trimmed) => trimmed.elements().iter().map(|e| (e.seq, e.tokens)).collect(),
+            Ok(trimmed) => trimmed
+                .elements()
+                .iter()
+                .map(|e| (e.seq, e.tokens))
+                .collect(),
             Err(ChatTrimError::OverBudget { needed, .. }) => {
                 return Err(FitError::PinnedMessages {
                     tokens: needed,
@@ -357,7 +360,9 @@ pub fn fit_chat_messages<'a, M: ChatMessage>(
             Err(other) => return Err(other.into()),
         }
     };
-    let tokens = kept.iter().fold(0usize, |sum, (_, t)| sum.saturating_add(*t));
+    let tokens = kept
+        .iter()
+        .fold(0usize, |sum, (_, t)| sum.saturating_add(*t));
     let indices: Vec<usize> = kept.iter().map(|(i, _)| *i).collect();
     let text = render_chat(indices.iter().map(|&i| &history[i]));
     let messages = indices.iter().map(|&i| copy_message(&history[i])).collect();

@@ -35,7 +35,8 @@ use regex::Regex;
 /// expression (the Unicode classes the tokenizers use). Each alternative is one of
 /// the rules of the module documentation; `\s` is Unicode `White_Space`, as in the
 /// tokenizers' patterns.
-const PAIR: &str = r"[\p{L}\p{N}][^\p{L}\p{N}\p{M}']|\p{L}\p{N}|\p{N}\p{L}|[^\s\p{L}\p{N}][\s&&[^\r\n]]";
+const PAIR: &str =
+    r"[\p{L}\p{N}][^\p{L}\p{N}\p{M}']|\p{L}\p{N}|\p{N}\p{L}|[^\s\p{L}\p{N}][\s&&[^\r\n]]";
 
 /// [`PAIR`], searched for in a text.
 static SPLIT_PAIR: LazyLock<Regex> =

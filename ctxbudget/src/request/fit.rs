@@ -6,6 +6,12 @@ use super::{RequestCost, RequestError, WireRequest};
 use crate::ChatTrimmer;
 use crate::chat::{ChatMessage, ChatTrimError, Role};
 use crate::count::TokenCounter;
+#[cfg(feature = "tiktoken")]
+use crate::models::{CounterError, Model, ModelCounter};
+
+/// The output reserved by [`RequestFitter::for_model`] for a model whose output shares
+/// its window, when the body sets no output limit.
+pub const DEFAULT_OUTPUT: usize = 4_096;
 
 /// How many tokens of input a request may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -59,10 +65,61 @@ pub struct FittedRequest<R> {
 /// The request is checked first ([`WireRequest::validate`]): a request the provider
 /// would reject (an orphaned tool result, a duplicate call id, ...) is an error that
 /// says where and what to fix, not trimmed into another invalid request.
+///
+/// ```
+/// use ctxbudget::request::{RequestFitter, openai::ChatRequest};
+///
+/// let body = r#"{"model": "gpt-4o", "max_tokens": 100, "messages": [
+///     {"role": "system", "content": "Be brief."},
+///     {"role": "user", "content": "An old question, far too long to keep in a small window."},
+///     {"role": "assistant", "content": "An old answer, just as long as the old question was."},
+///     {"role": "user", "content": "What is 2 + 2?"}
+/// ]}"#;
+/// let request = ChatRequest::from_json(body)?;
+/// let words = |t: &str| t.split_whitespace().count();
+/// let fitted = RequestFitter::new(words).with_max_input(40).fit(request)?;
+/// assert_eq!(fitted.request.messages.len(), 2);
+/// assert!(fitted.report.tokens_after <= 40);
+/// assert_eq!(fitted.report.dropped.len(), 2);
+/// # Ok::<(), ctxbudget::request::RequestError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct RequestFitter<C> {
     counter: C,
     limit: Option<InputLimit>,
+    count_dropped: bool,
+}
+
+#[cfg(feature = "tiktoken")]
+impl RequestFitter<ModelCounter> {
+    /// A fitter for `model`: its counter ([`Model::counter`](crate::models::Model::counter):
+    /// exact for OpenAI models, an upper estimate for Claude and Gemini) and its
+    /// window, less the body's output limit, or else the model's maximum output, or
+    /// else (for models whose output shares the window) 4,096 tokens.
+    ///
+    /// ```
+    /// use ctxbudget::models::Model;
+    /// use ctxbudget::request::{InputLimit, RequestFitter};
+    ///
+    /// let fitter = RequestFitter::for_model(Model::lookup("gpt-4o")?)?;
+    /// assert_eq!(
+    ///     fitter.limit(),
+    ///     Some(InputLimit::Window { window: 128_000, default_output: 16_384 })
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`CounterError`](crate::models::CounterError) for a model whose tokenizer is a
+    /// file to load: load it with [`Model::counter_from_file`](crate::models::Model::counter_from_file)
+    /// and use [`new`](RequestFitter::new) and [`with_window`](RequestFitter::with_window).
+    pub fn for_model(model: &Model) -> Result<Self, CounterError> {
+        Ok(RequestFitter::new(model.counter()?).with_window(
+            model.context_window(),
+            model.max_output_tokens().unwrap_or(DEFAULT_OUTPUT),
+        ))
+    }
 }
 
 impl<C: TokenCounter> RequestFitter<C> {
@@ -73,6 +130,7 @@ impl<C: TokenCounter> RequestFitter<C> {
         Self {
             counter,
             limit: None,
+            count_dropped: false,
         }
     }
 
@@ -95,6 +153,17 @@ impl<C: TokenCounter> RequestFitter<C> {
         self
     }
 
+    /// With `true`, the report gives what every dropped message cost, and so the
+    /// tokens of the request as it came in ([`RequestReport::tokens_before`]). With
+    /// `false` (the default), fitting counts the messages it keeps, from the newest,
+    /// and the oldest messages it drops are not counted at all: a long request costs
+    /// what its kept part costs.
+    #[must_use]
+    pub fn with_count_dropped(mut self, count_dropped: bool) -> Self {
+        self.count_dropped = count_dropped;
+        self
+    }
+
     /// The limit set, if any.
     pub fn limit(&self) -> Option<InputLimit> {
         self.limit
@@ -106,6 +175,20 @@ impl<C: TokenCounter> RequestFitter<C> {
     }
 
     /// What `request` costs as its provider bills its input, part by part.
+    ///
+    /// ```
+    /// use ctxbudget::request::{RequestFitter, openai::ChatRequest};
+    ///
+    /// let request = ChatRequest::from_json(
+    ///     r#"{"model": "gpt-4o", "messages": [{"role": "user", "content": "hello there"}]}"#,
+    /// )?;
+    /// let words = |t: &str| t.split_whitespace().count();
+    /// let count = RequestFitter::new(words).count(&request);
+    /// // 3 per message + 1 ("user") + 2 words + 3 to prime the reply.
+    /// assert_eq!(count.tokens, 9);
+    /// assert!(count.assumptions.is_empty());
+    /// # Ok::<(), ctxbudget::request::RequestError>(())
+    /// ```
     pub fn count<R: WireRequest>(&self, request: &R) -> RequestCount {
         let RequestCost {
             tokens: fixed,
@@ -201,15 +284,18 @@ impl<C: TokenCounter> RequestFitter<C> {
             .map(|d| DroppedRequestMessage {
                 index: d.seq,
                 role: messages[d.seq].role(),
-                tokens: d.tokens,
+                tokens: d.tokens.or_else(|| {
+                    self.count_dropped
+                        .then(|| format.message_tokens(counter, &messages[d.seq]))
+                }),
                 reason: d.reason,
             })
             .collect();
         let kept_messages = trimmed.tokens();
         let tokens_before = dropped
             .iter()
-            .fold(fixed.saturating_add(kept_messages), |sum, d| {
-                sum.saturating_add(d.tokens)
+            .try_fold(fixed.saturating_add(kept_messages), |sum, d| {
+                Some(sum.saturating_add(d.tokens?))
             });
         let kept = trimmed.elements().len();
         let system_kept = trimmed
@@ -232,6 +318,7 @@ impl<C: TokenCounter> RequestFitter<C> {
             kept,
             system_kept,
             dropped,
+            exactness: self.counter.exactness(),
             assumptions,
         };
         Ok(FittedRequest { request, report })
@@ -325,7 +412,7 @@ mod tests {
             .unwrap();
         assert_eq!(fitted.request.messages, request.messages);
         assert!(!fitted.report.trimmed());
-        assert_eq!(fitted.report.tokens_before, count.tokens);
+        assert_eq!(fitted.report.tokens_before, Some(count.tokens));
         assert_eq!(fitted.report.tokens_after, count.tokens);
         assert_eq!(fitted.report.unused(), 0);
         assert!(fitted.report.is_estimate());
@@ -336,17 +423,33 @@ mod tests {
         let request = session(10);
         let full = RequestFitter::new(words).count(&request).tokens;
         let limit = full / 3;
-        let fitted = RequestFitter::new(words)
+        let lazy = RequestFitter::new(words)
             .with_max_input(limit)
             .fit(request.clone())
             .unwrap();
+        let fitted = RequestFitter::new(words)
+            .with_max_input(limit)
+            .with_count_dropped(true)
+            .fit(request.clone())
+            .unwrap();
+        // Counting what was dropped changes the report only.
+        assert_eq!(lazy.request.messages, fitted.request.messages);
+        assert_eq!(lazy.report.tokens_after, fitted.report.tokens_after);
+        assert!(lazy.report.dropped.iter().any(|d| d.tokens.is_none()));
+        assert_eq!(lazy.report.tokens_before, None);
+        assert!(lazy.report.to_string().contains("not counted"));
         let kept = &fitted.request.messages;
         // The report adds up: recounting the trimmed request gives its tokens.
         let recount = RequestFitter::new(words).count(&fitted.request).tokens;
         assert_eq!(fitted.report.tokens_after, recount);
         assert!(recount <= limit);
-        assert_eq!(fitted.report.tokens_before, full);
-        let dropped: usize = fitted.report.dropped.iter().map(|d| d.tokens).sum();
+        assert_eq!(fitted.report.tokens_before, Some(full));
+        let dropped: usize = fitted
+            .report
+            .dropped
+            .iter()
+            .map(|d| d.tokens.unwrap())
+            .sum();
         assert_eq!(full - dropped, recount);
         assert_eq!(kept[0], request.messages[0]);
         assert_eq!(kept[1].role, crate::chat::Role::User);

@@ -23,7 +23,7 @@ mod report;
 
 pub use detect::{detect_format, detect_value};
 pub use error::RequestError;
-pub use fit::{FittedRequest, InputLimit, RequestCount, RequestFitter};
+pub use fit::{DEFAULT_OUTPUT, FittedRequest, InputLimit, RequestCount, RequestFitter};
 pub use report::{DroppedRequestMessage, RequestReport};
 
 use std::fmt;

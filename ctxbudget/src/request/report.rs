@@ -4,6 +4,7 @@ use std::fmt;
 
 use super::{Assumption, RequestFormat};
 use crate::chat::{DropReason, Role};
+use crate::count::Exactness;
 
 /// A message that fitting removed from a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -13,8 +14,10 @@ pub struct DroppedRequestMessage {
     pub index: usize,
     /// Its role.
     pub role: Role,
-    /// What it cost, per-message overhead included.
-    pub tokens: usize,
+    /// What it cost, per-message overhead included; `None` when it was dropped
+    /// without being counted (see
+    /// [`with_count_dropped`](super::RequestFitter::with_count_dropped)).
+    pub tokens: Option<usize>,
     /// Why it was removed.
     pub reason: DropReason,
 }
@@ -35,8 +38,10 @@ pub struct RequestReport {
     /// The output reserved from the window (0 when the limit was given as a maximum
     /// input).
     pub output_reserved: usize,
-    /// The input tokens of the request as it came in.
-    pub tokens_before: usize,
+    /// The input tokens of the request as it came in; `None` when messages were
+    /// dropped without being counted (see
+    /// [`with_count_dropped`](super::RequestFitter::with_count_dropped)).
+    pub tokens_before: Option<usize>,
     /// The input tokens of the fitted request; never more than `limit`.
     pub tokens_after: usize,
     /// What the request costs outside its messages (tool definitions, top-level
@@ -48,7 +53,11 @@ pub struct RequestReport {
     pub system_kept: usize,
     /// The removed messages, in input order.
     pub dropped: Vec<DroppedRequestMessage>,
-    /// Why the counts are estimates; empty when they are as exact as the counter.
+    /// How exact the counter is: an exact tokenizer, an upper estimate (Claude,
+    /// Gemini), or a rule of thumb.
+    pub exactness: Exactness,
+    /// Why the counts are estimates beyond the counter; empty when they are as exact
+    /// as the counter.
     pub assumptions: Vec<Assumption>,
 }
 
@@ -63,34 +72,52 @@ impl RequestReport {
         self.limit.saturating_sub(self.tokens_after)
     }
 
-    /// Whether the counts rest on an assumption (see
-    /// [`assumptions`](RequestReport::assumptions)).
+    /// Whether the counts are estimates: the counter is not exact, or a count rests
+    /// on an assumption (see [`assumptions`](RequestReport::assumptions)).
     pub fn is_estimate(&self) -> bool {
-        !self.assumptions.is_empty()
+        !self.exactness.is_exact() || !self.assumptions.is_empty()
     }
 }
 
 impl fmt::Display for RequestReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let model = self.model.as_deref().unwrap_or("(no model)");
-        writeln!(f, "{} request for {model}", self.format)?;
-        let dropped_tokens = self
-            .dropped
-            .iter()
-            .fold(0usize, |sum, d| sum.saturating_add(d.tokens));
         writeln!(
             f,
-            "  messages   {:>8} kept, {} dropped ({} tokens)",
+            "{} request for {model}, counted {}",
+            self.format,
+            match self.exactness {
+                Exactness::Exact => "exactly",
+                Exactness::UpperEstimate => "with an upper estimate",
+                _ => "with an estimate",
+            }
+        )?;
+        let counted = self.dropped.iter().filter_map(|d| d.tokens);
+        let dropped_tokens = counted.clone().fold(0usize, usize::saturating_add);
+        let uncounted = self.dropped.len() - counted.count();
+        write!(
+            f,
+            "  messages   {:>8} kept, {} dropped ({dropped_tokens} tokens",
             self.kept,
             self.dropped.len(),
-            dropped_tokens
         )?;
+        if uncounted > 0 {
+            write!(f, ", {uncounted} of them not counted")?;
+        }
+        writeln!(f, ")")?;
         writeln!(
             f,
             "  fixed      {:>8} tokens (tools, top-level system)",
             self.fixed
         )?;
-        writeln!(f, "  before     {:>8} tokens", self.tokens_before)?;
+        match self.tokens_before {
+            Some(tokens) => writeln!(f, "  before     {tokens:>8} tokens")?,
+            None => writeln!(
+                f,
+                "  before     {:>8} tokens at least (older messages dropped uncounted)",
+                self.tokens_after.saturating_add(dropped_tokens)
+            )?,
+        }
         writeln!(f, "  after      {:>8} tokens", self.tokens_after)?;
         writeln!(
             f,
@@ -98,21 +125,15 @@ impl fmt::Display for RequestReport {
             self.limit, self.output_reserved
         )?;
         write!(f, "  unused     {:>8} tokens", self.unused())?;
-        let mut reasons: Vec<(DropReason, usize, usize)> = Vec::new();
+        let mut reasons: Vec<(DropReason, usize)> = Vec::new();
         for d in &self.dropped {
-            match reasons.iter_mut().find(|(r, _, _)| *r == d.reason) {
-                Some((_, n, t)) => {
-                    *n += 1;
-                    *t = t.saturating_add(d.tokens);
-                }
-                None => reasons.push((d.reason, 1, d.tokens)),
+            match reasons.iter_mut().find(|(r, _)| *r == d.reason) {
+                Some((_, n)) => *n += 1,
+                None => reasons.push((d.reason, 1)),
             }
         }
-        for (reason, n, tokens) in reasons {
-            write!(
-                f,
-                "\n  dropped    {n:>8} messages, {tokens} tokens: {reason}"
-            )?;
+        for (reason, n) in reasons {
+            write!(f, "\n  dropped    {n:>8} messages: {reason}")?;
         }
         for assumption in &self.assumptions {
             write!(f, "\n  estimate: {assumption}")?;

@@ -107,7 +107,9 @@ fn search_head(
         linear.token_ends(&bytes[start..sample]).len(),
         limit,
     )
-    .map_or(piece_end, |length| start.saturating_add(length).min(piece_end));
+    .map_or(piece_end, |length| {
+        start.saturating_add(length).min(piece_end)
+    });
     loop {
         let ends = linear.token_ends(&bytes[start..until]);
         if until < piece_end && ends.len() <= limit.saturating_add(MARGIN) {
@@ -154,7 +156,9 @@ fn search_tail(
         linear.token_ends(&bytes[sample..end]).len(),
         limit,
     )
-    .map_or(piece_start, |length| end.saturating_sub(length).max(piece_start));
+    .map_or(piece_start, |length| {
+        end.saturating_sub(length).max(piece_start)
+    });
     loop {
         let ends = linear.token_ends(&bytes[from..end]);
         if from > piece_start && ends.len() <= limit.saturating_add(MARGIN) {
@@ -166,7 +170,11 @@ fn search_tail(
         let count = ends.len();
         let starts: Vec<(usize, usize)> = (1..=count.min(limit))
             .map(|k| {
-                let at = if k == count { from } else { from + ends[count - k - 1] };
+                let at = if k == count {
+                    from
+                } else {
+                    from + ends[count - k - 1]
+                };
                 (at, k)
             })
             .filter(|&(at, _)| text.is_char_boundary(at))
