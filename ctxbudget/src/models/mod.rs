@@ -60,7 +60,7 @@
 //! | [`Tekken`](ModelTokenizer::Tekken) (Mistral Nemo, Small 3) | an error naming the file; [`Model::counter_from_file`] loads it with `Tekken::from_file` (feature `tekken`) |
 //!
 //! The catalogue needs the `tiktoken` feature (on by default), whose
-//! [`Encoding`](crate::count::Encoding) names the OpenAI rows' tokenizer; it does not
+//! [`Encoding`] names the OpenAI rows' tokenizer; it does not
 //! need `requests` ([`ApiFormat::request_format`] maps to the request types when it
 //! is on).
 
