@@ -418,7 +418,7 @@ fn bad_entries_name_the_entry_and_field() {
         (r#"{"name": "gpt-4o", "source": 3}"#, "source"),
         (r#"{"name": ""}"#, "name"),
         (r#"{"context_window": 5}"#, "name"),
-        (r#"[1]"#, "name"),
+        ("[1]", "name"),
     ];
     for (entry, expected) in cases {
         let json = format!(r#"{{"models": [{entry}]}}"#);

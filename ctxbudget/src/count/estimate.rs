@@ -133,9 +133,10 @@ impl FromStr for EstimateProfile {
 /// - Not guaranteed: that the real Claude or Gemini tokenizer agrees with its
 ///   reference, and that text unlike any measured keeps the estimate above the
 ///   reference. The margin ([`with_margin_percent`](ModelEstimate::with_margin_percent))
-///   is there for both, and is a judgment, not a measurement. Claude Opus 4.7
-///   introduced a new tokenizer, reported to give 1.0 to 1.35 times the tokens of
-///   earlier Claude models on the same text: raise the margin for it. For
+///   is there for both, and is a judgment, not a measurement. Anthropic's
+///   documentation says that Claude 4.7 and later models use a newer tokenizer, with
+///   which the same text counts about 30% more tokens than with Claude Haiku 4.5:
+///   for those, raise the margin (`with_margin_percent(50)` covers both). For
 ///   billing-exact counts, ask the provider's `count_tokens` endpoint.
 ///
 /// Budgets built with this counter therefore keep a prompt within the window on such

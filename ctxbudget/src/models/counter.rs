@@ -199,7 +199,8 @@ impl Model {
     ///
     /// [`CounterError::NoFileNeeded`] for a model whose counter needs no file;
     /// [`CounterError::FeatureOff`] when the loader's feature is off;
-    /// [`CounterError::File`] when the file cannot be loaded (naming it).
+    /// `CounterError::File` (features `huggingface`, `tekken`) when the file cannot
+    /// be loaded, naming it.
     pub fn counter_from_file(&self, path: impl AsRef<Path>) -> Result<ModelCounter, CounterError> {
         let path = path.as_ref();
         match &self.tokenizer {

@@ -45,7 +45,7 @@
 //! | OpenAI | GPT-5, GPT-4.1, GPT-4o, o1, o3, o4-mini, GPT-4 Turbo, GPT-4, GPT-3.5 Turbo | the model pages of the OpenAI API docs |
 //! | Anthropic | Claude Opus 4.5, 4.1, 4; Sonnet 4.5, 4, 3.7, 3.5; Haiku 4.5, 3.5, 3; Claude 3 Opus and Sonnet | Anthropic's models overview |
 //! | Google | Gemini 2.5 Pro, Flash, Flash-Lite; 2.0 Flash, Flash-Lite; 1.5 Pro, Flash, Flash-8B | the Gemini API model pages |
-//! | Mistral | Mistral Large, Medium 3, Small 3.1/3.2, Codestral, Nemo, Ministral | Mistral's models overview |
+//! | Mistral | Mistral Large, Small 3.1 and 3.2, Codestral, Nemo, Ministral | Mistral's models overview |
 //! | Meta | Llama 3.1, 3.2, 3.3, 4 Scout, 4 Maverick | Meta's model cards |
 //!
 //! `cargo run -p ctxbudget --example models` prints every row.
@@ -60,7 +60,7 @@
 //! | [`Tekken`](ModelTokenizer::Tekken) (Mistral Nemo, Small 3) | an error naming the file; [`Model::counter_from_file`] loads it with `Tekken::from_file` (feature `tekken`) |
 //!
 //! The catalogue needs the `tiktoken` feature (on by default), whose
-//! [`Encoding`](crate::count::Encoding) names the OpenAI rows' tokenizer; it does not
+//! [`Encoding`] names the OpenAI rows' tokenizer; it does not
 //! need `requests` ([`ApiFormat::request_format`] maps to the request types when it
 //! is on).
 

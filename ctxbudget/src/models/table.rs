@@ -3,7 +3,10 @@
 //!
 //! Windows the documentation gives as "128k" or "256k" are taken as 128,000 and
 //! 256,000 tokens (the smaller reading). Open-weight models have no output limit of
-//! their own (`None`).
+//! their own (`None`). Retired models (Gemini 1.5, GPT-4, GPT-3.5 Turbo, o1-preview,
+//! the Claude 3 models) are no longer on their providers' current pages: their rows
+//! keep the numbers those pages last gave, and the Gemini 1.5 rows point at the
+//! models page that listed them.
 
 use super::{ApiFormat, Model, ModelTokenizer, Provider};
 use crate::count::{Encoding, EstimateProfile};
@@ -14,7 +17,7 @@ const CHECKED: &str = "2026-12-01";
 const OPENAI: &str = "https://developers.openai.com/api/docs/models/";
 const ANTHROPIC: &str = "https://docs.anthropic.com/en/docs/about-claude/models/overview";
 const GEMINI: &str = "https://ai.google.dev/gemini-api/docs/models/";
-const GEMINI_1_5: &str = "https://ai.google.dev/gemini-api/docs/models/gemini-v1-5";
+const GEMINI_1_5: &str = "https://ai.google.dev/gemini-api/docs/models";
 const MISTRAL: &str = "https://docs.mistral.ai/getting-started/models/models_overview/";
 const LLAMA: &str = "https://github.com/meta-llama/llama-models/blob/main/models/";
 
