@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use ctxbudget::chat::{ChatMessage, Role};
 use ctxbudget::request::image::{ImageSize, OpenAiDetail, openai_image_tokens};
-use ctxbudget::request::openai::{ChatRequest, MessageRole, RequestMessage, ToolFormula};
+use ctxbudget::request::openai::{ChatRequest, MessageRole, RawJson, RequestMessage, ToolFormula};
 use ctxbudget::request::{Assumption, RequestError, WireRequest};
 use ctxbudget::{CharEstimate, ChatTrimmer, Tiktoken, TokenCounter};
 use proptest::prelude::*;
@@ -26,7 +26,11 @@ fn fixtures() -> Vec<(String, String)> {
     let mut names: Vec<String> = std::fs::read_dir(DIR)
         .unwrap()
         .map(|entry| entry.unwrap().file_name().into_string().unwrap())
-        .filter(|name| name.ends_with(".json"))
+        .filter(|name| {
+            std::path::Path::new(name)
+                .extension()
+                .is_some_and(|ext| ext == "json")
+        })
         .collect();
     names.sort();
     assert!(names.len() >= 8, "{names:?}");
@@ -71,7 +75,7 @@ fn unknown_fields_parts_and_roles_are_kept() {
     let r = request(&fixture("unknown_fields.json"));
     assert!(r.extra.contains_key("x_gateway") && r.extra.contains_key("stream_options"));
     assert_eq!(
-        r.extra.get("seed").map(|s| s.get()),
+        r.extra.get("seed").map(RawJson::get),
         Some("18446744073709551615")
     );
     assert_eq!(r.messages[2].role, MessageRole::Other("ipython".into()));
@@ -201,8 +205,10 @@ fn trim_and_check(
     counter: &dyn TokenCounter,
     budget: usize,
 ) -> Option<ChatRequest> {
-    let trimmer = ChatTrimmer::new(counter, budget).with_format(r.chat_format());
-    let trimmed = trimmer.trim(r.messages()).ok()?;
+    let trimmed = ChatTrimmer::new(counter, budget)
+        .with_format(r.chat_format())
+        .trim(r.messages())
+        .ok()?;
     let keep = kept_mask(&trimmed, r.messages.len());
     let mut out = r.clone();
     out.retain_messages(&keep);

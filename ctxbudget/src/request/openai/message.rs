@@ -144,9 +144,13 @@ impl Visitor<'_> for RoleVisitor {
 ///   kept in part (`allow_partial` only cuts plain text).
 /// - **content tokens**: the text, or for parts the text and refusal parts, the
 ///   images by OpenAI's tile rule (see [`request::image`](crate::request::image)),
-///   audio and files by the documented estimates of
-///   [`ChatRequest::message_assumptions`](super::ChatRequest), and a part of an
-///   unknown type as its JSON text; plus the message's `refusal` field.
+///   audio and files by documented estimates (see
+///   [`AUDIO_TOKENS_PER_SECOND`](super::AUDIO_TOKENS_PER_SECOND) and
+///   [`PDF_PAGE_TOKENS`](super::PDF_PAGE_TOKENS); a text file is counted as its
+///   text), and a part of an unknown type as its JSON text; plus the message's
+///   `refusal` field. What rests
+///   on an estimate is listed by
+///   [`WireRequest::message_assumptions`](crate::request::WireRequest::message_assumptions).
 /// - **tool calls**: every entry of `tool_calls` (id, function name, arguments; for
 ///   a custom tool, its name and input), and the legacy `function_call`, whose
 ///   id is the function's name.

@@ -440,17 +440,20 @@ mod tests {
         let plain =
             tool(r#"{"type":"function","function":{"name":"ping","description":"Check."}}"#);
         // func_init 7 + "ping:Check" (2 words) + func_end 12.
-        assert_eq!(f.count_tools(&words, &[plain.clone()]).tokens, 7 + 2 + 12);
+        assert_eq!(
+            f.count_tools(&words, std::slice::from_ref(&plain)).tokens,
+            7 + 2 + 12
+        );
         let with_enum = tool(
             r#"{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{
                 "a":{"type":"string","description":"An a.","enum":["x","y"]},
                 "b":{"type":"integer"}}}}}"#,
         );
-        // 7 + "f:" 1 + prop_init 3 + (3 - 3 + 2 * (3 + 1) + "a:string:An a" 4)
+        // 7 + "f:" 1 + prop_init 3 + (3 + 2 * (3 + 1) + "a:string:An a" 4 - 3)
         //   + (3 + "b:integer:" 2) + 12.
         assert_eq!(
             f.count_tools(&words, &[with_enum]).tokens,
-            7 + 1 + 3 + (3 - 3 + 8 + 4) + (3 + 2) + 12
+            7 + 1 + 3 + (3 + 8 + 4 - 3) + (3 + 2) + 12
         );
         // func_end once for the list.
         assert_eq!(
