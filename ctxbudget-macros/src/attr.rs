@@ -295,6 +295,20 @@ fn share(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<Shar
             lit.span(),
         ),
         Expr::Lit(syn::ExprLit {
+            lit: Lit::Float(lit),
+            ..
+        }) => {
+            errors.error_spanned_by(
+                lit,
+                format!(
+                    "`share` is a fraction of the window; write `{}` without the `{}` suffix",
+                    lit.base10_digits(),
+                    lit.suffix()
+                ),
+            );
+            return Ok(None);
+        }
+        Expr::Lit(syn::ExprLit {
             lit: Lit::Str(lit), ..
         }) => {
             errors.error_spanned_by(
