@@ -72,8 +72,8 @@ fn check(out: &ctxbudget::assemble::Assembled<'_, impl Sized, PromptMessages>, h
     assert_eq!(out.tokens, format.count_messages(counter, &chat));
     assert!(out.tokens <= out.limit);
     assert_eq!(
-        out.tokens as isize,
-        out.layer_tokens() as isize + out.overhead()
+        isize::try_from(out.tokens).unwrap(),
+        isize::try_from(out.layer_tokens()).unwrap() + out.overhead()
     );
     assert_eq!(out.prompt.messages.len(), out.prompt.sources.len());
     for (message, source) in out.prompt.messages.iter().zip(&out.prompt.sources) {
@@ -100,8 +100,12 @@ fn layers_go_to_the_system_message_the_history_and_the_final_user_message() {
     let out = ctx.assemble_messages(&*TIKTOKEN, &AssembleOptions::new()).unwrap();
     check(&out, &ctx.history, ChatFormat::openai(), &*TIKTOKEN);
     let roles: Vec<Option<LayerRole>> = out.layers.iter().map(|l| l.role).collect();
-    use LayerRole::{History, System, User};
-    assert_eq!(roles, [Some(System), Some(System), Some(History), Some(User), Some(User)]);
+    let (system, history, user) = (
+        Some(LayerRole::System),
+        Some(LayerRole::History),
+        Some(LayerRole::User),
+    );
+    assert_eq!(roles, [system, system, history, user, user]);
     // The system message: the system prompt and the disclosed guide.
     let guide = out.layer("guide").unwrap();
     assert_eq!(
@@ -141,6 +145,16 @@ fn the_string_and_messages_forms_fit_the_same_layers() {
     assert!(messages.prompt.messages.iter().any(|m| m.tool_call_id.as_deref() == Some("call_39")));
 }
 
+/// A chat history marked `role = user`: sent as text in the user message.
+#[derive(ContextLayers)]
+#[context(total = 1000)]
+struct Rendered {
+    #[budget(tokens = 300, role = user)]
+    transcript: Vec<Message>,
+    #[budget(tokens = 100)]
+    question: String,
+}
+
 #[test]
 fn roles_and_position_place_the_layers() {
     /// No chat history: every layer but the last goes to the system message.
@@ -176,15 +190,7 @@ fn roles_and_position_place_the_layers() {
     );
     check(&out, &[], ChatFormat::content_only(), &CharEstimate);
 
-    /// A history marked as text goes in the user message, rendered.
-    #[derive(ContextLayers)]
-    #[context(total = 1000)]
-    struct Rendered {
-        #[budget(tokens = 300, role = user)]
-        transcript: Vec<Message>,
-        #[budget(tokens = 100)]
-        question: String,
-    }
+    // A history marked as text goes in the user message, rendered.
     let ctx = Rendered {
         transcript: vec![Message::user("hi"), Message::assistant("hello")],
         question: "Summarise.".into(),

@@ -252,8 +252,9 @@ proptest! {
         let mut ctx = agent();
         ctx.system = system;
         let options = AssembleOptions::for_window(window, output);
-        let resolved = |share: f64| (window as f64 * share).floor() as usize;
-        let reserved = 256 + resolved(0.125) + 2 * resolved(0.25) + 256;
+        // Shares of 0.125 and 0.25: an eighth and a quarter, rounded down.
+        let (eighth, quarter) = (window / 8, window / 4);
+        let reserved = 256 + eighth + 2 * quarter + 256;
         match ctx.assemble_with(&*TIKTOKEN, &options) {
             Ok(out) => {
                 prop_assert!(reserved + output <= window);
@@ -262,7 +263,7 @@ proptest! {
                 prop_assert_eq!(out.tokens, TIKTOKEN.count(&out.prompt));
                 prop_assert!(out.tokens <= window - output);
                 let reservations: Vec<usize> = out.layers.iter().map(|l| l.reservation).collect();
-                prop_assert_eq!(reservations, vec![256, resolved(0.125), resolved(0.25), resolved(0.25), 256]);
+                prop_assert_eq!(reservations, vec![256, eighth, quarter, quarter, 256]);
                 for layer in &out.layers {
                     prop_assert!(layer.tokens() <= layer.granted);
                 }
