@@ -128,6 +128,13 @@ fn layers_go_to_the_system_message_the_history_and_the_final_user_message() {
     // reply priming; two separators, one in each.
     assert_eq!(out.framing, 3 + 1 + 3 + 1 + 3);
     assert_eq!(out.separators, 2);
+    // The table and the telemetry say where each layer went.
+    let table = out.to_string();
+    assert!(table.lines().next().unwrap().starts_with("layer     role     policy"), "{table}");
+    assert!(table.contains("history   history  tail, grow 1"), "{table}");
+    assert!(table.contains("for the system and user messages' framing"), "{table}");
+    assert!(out.to_json().contains(r#""history":{"reservation":2048,"#));
+    assert!(out.to_json().contains(r#""role":"history"}"#));
     // Both growing layers used what the others left: little is unused.
     assert!(out.unused() < 200, "{} unused", out.unused());
 }

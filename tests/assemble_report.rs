@@ -130,6 +130,17 @@ fn the_json_report_is_flat_and_adds_up() {
 }
 
 #[test]
+fn a_usage_log_appends_the_report_as_one_line() {
+    let ctx = agent("Be brief.", 50);
+    let out = ctx.assemble(&*TIKTOKEN).unwrap();
+    let mut log = ctxbudget::budget::UsageLog::new(Vec::new());
+    log.record(&out).unwrap();
+    log.record(&out).unwrap();
+    let text = String::from_utf8(log.into_inner()).unwrap();
+    assert_eq!(text, format!("{0}\n{0}\n", out.to_json()));
+}
+
+#[test]
 fn the_usage_records_the_layers_and_the_report_the_rest() {
     let ctx = agent("Be brief.", 200);
     let out = ctx.assemble(&*TIKTOKEN).unwrap();
