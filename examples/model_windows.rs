@@ -56,7 +56,12 @@ fn passages() -> RankedChunks {
         .split("\n\n")
         .filter(|p| p.len() > 200)
         .enumerate()
-        .map(|(i, p)| (p.to_owned(), 1.0 / (1.0 + f64::from(u32::try_from(i % 50).unwrap_or(0)))))
+        .map(|(i, p)| {
+            (
+                p.to_owned(),
+                1.0 / (1.0 + f64::from(u32::try_from(i % 50).unwrap_or(0))),
+            )
+        })
         .collect()
 }
 
@@ -73,7 +78,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The declared window, then two models chosen at run time.
     println!("== declared window: 8,192 tokens, 1,024 for the answer ==");
     println!("{}\n", context.assemble(&counter)?);
-    for (model, window, output) in [("a 32k model", 32_768, 4_096), ("a 128k model", 128_000, 16_384)] {
+    for (model, window, output) in [
+        ("a 32k model", 32_768, 4_096),
+        ("a 128k model", 128_000, 16_384),
+    ] {
         let options = AssembleOptions::for_window(window, output);
         let out = context.assemble_with(&counter, &options)?;
         println!("== {model}: {window} tokens, {output} for the answer ==\n{out}\n");
@@ -87,7 +95,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "{} messages: system ({} chars), {} from the conversation, and the question with {} passages\n",
         chat.len(),
         out.prompt.system.len(),
-        out.prompt.sources.iter().filter(|s| s.index.is_some()).count(),
+        out.prompt
+            .sources
+            .iter()
+            .filter(|s| s.index.is_some())
+            .count(),
         out.layer("passages").map_or(0, |l| l.fitted.kept),
     );
 
@@ -102,10 +114,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?;
     let layers = [
         LayerInput::new("system", &context.system).with_policy(LayerPolicy::Never),
-        LayerInput::new("guide", &context.guide).with_policy(LayerPolicy::disclose("read docs/GUIDE.md")),
+        LayerInput::new("guide", &context.guide)
+            .with_policy(LayerPolicy::disclose("read docs/GUIDE.md")),
         LayerInput::new("question", &context.question).with_policy(LayerPolicy::Never),
     ];
-    let out = budget.assemble_with(&layers, &counter, &AssembleOptions::for_window(16_384, 2_048))?;
+    let out = budget.assemble_with(
+        &layers,
+        &counter,
+        &AssembleOptions::for_window(16_384, 2_048),
+    )?;
     println!("== from a config file, for a 16k model ==\n{out}");
     println!("\ntelemetry: {}", out.to_json());
     Ok(())

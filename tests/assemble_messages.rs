@@ -67,7 +67,12 @@ fn agent(turns: usize) -> Agent {
 /// The invariants every messages prompt keeps: it fits, its count is the chat
 /// format's count of its messages, the report adds up, each tool result follows its
 /// call, and every history message is the one its source points at.
-fn check(out: &ctxbudget::assemble::Assembled<'_, impl Sized, PromptMessages>, history: &[Message], format: ChatFormat, counter: &dyn TokenCounter) {
+fn check(
+    out: &ctxbudget::assemble::Assembled<'_, impl Sized, PromptMessages>,
+    history: &[Message],
+    format: ChatFormat,
+    counter: &dyn TokenCounter,
+) {
     let chat = out.prompt.to_chat();
     assert_eq!(out.tokens, format.count_messages(counter, &chat));
     assert!(out.tokens <= out.limit);
@@ -89,7 +94,10 @@ fn check(out: &ctxbudget::assemble::Assembled<'_, impl Sized, PromptMessages>, h
                 .rev()
                 .find(|m| m.role != Role::Tool)
                 .expect("a tool result after a message");
-            assert!(call.tool_calls.iter().any(|c| &c.id == id), "{id} without its call");
+            assert!(
+                call.tool_calls.iter().any(|c| &c.id == id),
+                "{id} without its call"
+            );
         }
     }
 }
@@ -97,7 +105,9 @@ fn check(out: &ctxbudget::assemble::Assembled<'_, impl Sized, PromptMessages>, h
 #[test]
 fn layers_go_to_the_system_message_the_history_and_the_final_user_message() {
     let ctx = agent(40);
-    let out = ctx.assemble_messages(&*TIKTOKEN, &AssembleOptions::new()).unwrap();
+    let out = ctx
+        .assemble_messages(&*TIKTOKEN, &AssembleOptions::new())
+        .unwrap();
     check(&out, &ctx.history, ChatFormat::openai(), &*TIKTOKEN);
     let roles: Vec<Option<LayerRole>> = out.layers.iter().map(|l| l.role).collect();
     let (system, history, user) = (
@@ -121,7 +131,10 @@ fn layers_go_to_the_system_message_the_history_and_the_final_user_message() {
     // The last message is the user's: the passages read with the question.
     let user = out.prompt.user().unwrap();
     let retrieval = out.layer("retrieval").unwrap();
-    assert_eq!(user.content, format!("{}\n\n{}", retrieval.text(), ctx.user));
+    assert_eq!(
+        user.content,
+        format!("{}\n\n{}", retrieval.text(), ctx.user)
+    );
     assert_eq!(out.prompt.sources.last().unwrap().index, None);
     assert_eq!(out.prompt.sources.last().unwrap().layer, 4);
     // Framing: the system and user messages (3 + "system", 3 + "user") and the
@@ -130,9 +143,19 @@ fn layers_go_to_the_system_message_the_history_and_the_final_user_message() {
     assert_eq!(out.separators, 2);
     // The table and the telemetry say where each layer went.
     let table = out.to_string();
-    assert!(table.lines().next().unwrap().starts_with("layer     role     policy"), "{table}");
+    assert!(
+        table
+            .lines()
+            .next()
+            .unwrap()
+            .starts_with("layer     role     policy"),
+        "{table}"
+    );
     assert!(table.contains("history   history  tail, grow 1"), "{table}");
-    assert!(table.contains("for the system and user messages' framing"), "{table}");
+    assert!(
+        table.contains("for the system and user messages' framing"),
+        "{table}"
+    );
     assert!(out.to_json().contains(r#""history":{"reservation":2048,"#));
     assert!(out.to_json().contains(r#""role":"history"}"#));
     // Both growing layers used what the others left: little is unused.
@@ -143,13 +166,24 @@ fn layers_go_to_the_system_message_the_history_and_the_final_user_message() {
 fn the_string_and_messages_forms_fit_the_same_layers() {
     let ctx = agent(40);
     let text = ctx.assemble(&*TIKTOKEN).unwrap();
-    let messages = ctx.assemble_messages(&*TIKTOKEN, &AssembleOptions::new()).unwrap();
-    assert_eq!(text.layer("guide").unwrap().text(), messages.layer("guide").unwrap().text());
+    let messages = ctx
+        .assemble_messages(&*TIKTOKEN, &AssembleOptions::new())
+        .unwrap();
+    assert_eq!(
+        text.layer("guide").unwrap().text(),
+        messages.layer("guide").unwrap().text()
+    );
     assert_eq!(text.limit, messages.limit);
     // The string form renders the history into the prompt; the messages form sends
     // the messages, whose per-message tokens are in the history layer's tokens.
     assert!(text.prompt.contains("tool [call_39]: "));
-    assert!(messages.prompt.messages.iter().any(|m| m.tool_call_id.as_deref() == Some("call_39")));
+    assert!(
+        messages
+            .prompt
+            .messages
+            .iter()
+            .any(|m| m.tool_call_id.as_deref() == Some("call_39"))
+    );
 }
 
 /// A chat history marked `role = user`: sent as text in the user message.
@@ -184,9 +218,15 @@ fn roles_and_position_place_the_layers() {
         question: "What changed?".into(),
     };
     let out = ctx
-        .assemble_messages(&CharEstimate, &AssembleOptions::new().with_chat_format(ChatFormat::content_only()))
+        .assemble_messages(
+            &CharEstimate,
+            &AssembleOptions::new().with_chat_format(ChatFormat::content_only()),
+        )
         .unwrap();
-    assert_eq!(out.prompt.system, "Be brief.\n\nThe build is green.\n\nCite sources.");
+    assert_eq!(
+        out.prompt.system,
+        "Be brief.\n\nThe build is green.\n\nCite sources."
+    );
     assert_eq!(out.prompt.messages, [Message::user("What changed?")]);
     // Content only: no per-message tokens and no reply priming, the roles as text.
     let roles = CharEstimate.count("system") + CharEstimate.count("user");
@@ -202,9 +242,14 @@ fn roles_and_position_place_the_layers() {
         transcript: vec![Message::user("hi"), Message::assistant("hello")],
         question: "Summarise.".into(),
     };
-    let out = ctx.assemble_messages(&CharEstimate, &AssembleOptions::new()).unwrap();
+    let out = ctx
+        .assemble_messages(&CharEstimate, &AssembleOptions::new())
+        .unwrap();
     assert_eq!(out.prompt.system, "");
-    assert_eq!(out.prompt.to_chat(), [Message::user("user: hi\nassistant: hello\n\nSummarise.")]);
+    assert_eq!(
+        out.prompt.to_chat(),
+        [Message::user("user: hi\nassistant: hello\n\nSummarise.")]
+    );
 }
 
 #[test]
@@ -216,7 +261,9 @@ fn empty_parts_send_no_message() {
         retrieval: Vec::new(),
         user: String::new(),
     };
-    let out = ctx.assemble_messages(&CharEstimate, &AssembleOptions::new()).unwrap();
+    let out = ctx
+        .assemble_messages(&CharEstimate, &AssembleOptions::new())
+        .unwrap();
     assert_eq!(out.prompt, PromptMessages::default());
     assert!(out.prompt.to_chat().is_empty());
     // Only the reply priming is left.
@@ -250,14 +297,22 @@ impl ChatMessage for Photo {
 fn a_history_of_your_own_messages_is_counted_as_they_count() {
     let photos: Vec<Photo> = (0..20)
         .map(|i| Photo {
-            role: if i % 2 == 0 { Role::User } else { Role::Assistant },
+            role: if i % 2 == 0 {
+                Role::User
+            } else {
+                Role::Assistant
+            },
             caption: format!("photo {i}"),
         })
         .collect();
     let budget = ContextBudget::new(1000, [("history", 600), ("output", 100)]).unwrap();
     let words = |t: &str| t.split_whitespace().count();
     let out = budget
-        .assemble_messages(&[LayerInput::new("history", &photos)], &words, &AssembleOptions::new())
+        .assemble_messages(
+            &[LayerInput::new("history", &photos)],
+            &words,
+            &AssembleOptions::new(),
+        )
         .unwrap();
     // Each photo: 3 per message + 1 (role) + 2 words + 85: 91. Six fit in 600.
     let history = out.layer("history").unwrap();
@@ -286,21 +341,36 @@ fn errors_name_the_layer_and_the_excess() {
     );
     // The pinned messages of a history over its reservation, counted as messages:
     // 3 per message + 1 for the role + 10 words.
-    let chat = vec![Message::user("one two three four five six seven eight nine ten")];
+    let chat = vec![Message::user(
+        "one two three four five six seven eight nine ten",
+    )];
     let small = ContextBudget::new(100, [("history", 10), ("output", 20)]).unwrap();
     let err = small
-        .assemble_messages(&[LayerInput::new("history", &chat)], &words, &AssembleOptions::new())
+        .assemble_messages(
+            &[LayerInput::new("history", &chat)],
+            &words,
+            &AssembleOptions::new(),
+        )
         .unwrap_err();
     assert!(
         matches!(
             err,
-            AssembleError::PinnedOverBudget { tokens: 14, budget: 10, over: 4, grows: false, .. }
+            AssembleError::PinnedOverBudget {
+                tokens: 14,
+                budget: 10,
+                over: 4,
+                grows: false,
+                ..
+            }
         ),
         "{err}"
     );
     let err = budget
         .assemble_messages(
-            &[LayerInput::new("notes", &chat), LayerInput::new("system", &"x ".repeat(20)).with_policy(LayerPolicy::Never)],
+            &[
+                LayerInput::new("notes", &chat),
+                LayerInput::new("system", &"x ".repeat(20)).with_policy(LayerPolicy::Never),
+            ],
             &words,
             &AssembleOptions::new(),
         )

@@ -42,7 +42,12 @@ fn agent(system: &str, turns: usize) -> Agent {
         retrieval: PROSE
             .split("\n\n")
             .enumerate()
-            .map(|(i, p)| (p.to_owned(), 1.0 / (1.0 + f64::from(u32::try_from(i).unwrap()))))
+            .map(|(i, p)| {
+                (
+                    p.to_owned(),
+                    1.0 / (1.0 + f64::from(u32::try_from(i).unwrap())),
+                )
+            })
             .collect(),
         code: CODE.to_owned(),
         user: "Why?".to_owned(),
@@ -56,7 +61,10 @@ fn the_table_states_every_number() {
     let table = out.to_string();
     let lines: Vec<&str> = table.lines().collect();
     assert_eq!(lines.len(), 1 + 6 + 3, "{table}");
-    assert!(lines[0].starts_with("layer") && lines[0].ends_with("kept"), "{table}");
+    assert!(
+        lines[0].starts_with("layer") && lines[0].ends_with("kept"),
+        "{table}"
+    );
     for (line, layer) in lines[1..7].iter().zip(&out.layers) {
         let columns: Vec<&str> = line.split_whitespace().collect();
         assert_eq!(columns[0], layer.name);
@@ -65,7 +73,10 @@ fn the_table_states_every_number() {
             .map(ToString::to_string)
             .collect();
         assert!(
-            line.contains(&format!("{:>8} {:>8} {:>8}  ", numbers[0], numbers[1], numbers[2])),
+            line.contains(&format!(
+                "{:>8} {:>8} {:>8}  ",
+                numbers[0], numbers[1], numbers[2]
+            )),
             "{line}"
         );
         if layer.cut() {
@@ -105,9 +116,15 @@ fn the_json_report_is_flat_and_adds_up() {
     assert_eq!(n(&json["window"]), 4096);
     assert_eq!(n(&json["output"]), 512);
     assert_eq!(n(&json["limit"]), 3584);
-    assert_eq!(n(&json["tokens"]), i64::try_from(TIKTOKEN.count(&out.prompt)).unwrap());
+    assert_eq!(
+        n(&json["tokens"]),
+        i64::try_from(TIKTOKEN.count(&out.prompt)).unwrap()
+    );
     assert_eq!(n(&json["unused"]), 3584 - n(&json["tokens"]));
-    assert_eq!(n(&json["tokens"]), n(&json["layer_tokens"]) + n(&json["overhead"]));
+    assert_eq!(
+        n(&json["tokens"]),
+        n(&json["layer_tokens"]) + n(&json["overhead"])
+    );
     let layers = json["layers"].as_object().unwrap();
     // In declaration order (the parsed map sorts its keys: look at the text).
     let at = |name: &str| text.find(&format!("\"{name}\":{{")).unwrap();
@@ -125,7 +142,13 @@ fn the_json_report_is_flat_and_adds_up() {
     assert!(n(&history["granted"]) > n(&history["reservation"]));
     // Layer entries hold numbers and names only: the shape stays flat.
     for layer in layers.values() {
-        assert!(layer.as_object().unwrap().values().all(|v| !v.is_object() && !v.is_array()));
+        assert!(
+            layer
+                .as_object()
+                .unwrap()
+                .values()
+                .all(|v| !v.is_object() && !v.is_array())
+        );
     }
 }
 

@@ -3,7 +3,9 @@
 //! reservation, with shares of the window resolved at it.
 
 use ctxbudget::assemble::{AssembleOptions, LayerInput, LayerPolicy};
-use ctxbudget::{AssembleError, BudgetError, ContextBudget, ContextLayers, Message, Tiktoken, TokenCounter};
+use ctxbudget::{
+    AssembleError, BudgetError, ContextBudget, ContextLayers, Message, Tiktoken, TokenCounter,
+};
 use ctxbudget_tests::{CODE, MARKDOWN, PROSE};
 use proptest::prelude::*;
 use std::sync::LazyLock;
@@ -59,7 +61,9 @@ fn the_declared_window_resolves_shares_at_the_declared_total() {
     let reservations: Vec<usize> = out.layers.iter().map(|l| l.reservation).collect();
     assert_eq!(reservations, [256, 1024, 2048, 2048, 256]);
     // `assemble_with` and no window asked for: the same prompt.
-    let same = ctx.assemble_with(&*TIKTOKEN, &AssembleOptions::new()).unwrap();
+    let same = ctx
+        .assemble_with(&*TIKTOKEN, &AssembleOptions::new())
+        .unwrap();
     assert_eq!(same.prompt, out.prompt);
     assert_eq!(same.tokens, out.tokens);
 }
@@ -84,7 +88,10 @@ fn a_larger_window_scales_the_shares_and_keeps_the_fixed_reservations() {
     assert_eq!(large.usage.budget().total(), 128_000);
     assert_eq!(large.usage.budget().layer_budget("history"), Ok(32_000));
     assert_eq!(large.usage.budget().layer_budget("output"), Ok(16_000));
-    assert_eq!(large.usage.spent("history"), Ok(large.layer("history").unwrap().tokens()));
+    assert_eq!(
+        large.usage.spent("history"),
+        Ok(large.layer("history").unwrap().tokens())
+    );
     assert_eq!(large.usage.total_spent(), large.layer_tokens());
 }
 
@@ -176,13 +183,19 @@ fn a_budget_from_a_config_file_assembles_for_any_window() {
     assert!(out.layer("docs").unwrap().text().contains("[…]"));
 
     let large = budget
-        .assemble_with(&layers, &*TIKTOKEN, &AssembleOptions::for_window(32_768, 4_096))
+        .assemble_with(
+            &layers,
+            &*TIKTOKEN,
+            &AssembleOptions::for_window(32_768, 4_096),
+        )
         .unwrap();
     assert_eq!(large.layer("docs").unwrap().reservation, 16_384);
     assert_eq!(large.layer("history").unwrap().reservation, 8_192);
     assert_eq!(large.layer("system").unwrap().reservation, 256);
     assert!(large.tokens <= large.limit && large.tokens == TIKTOKEN.count(&large.prompt));
-    assert!(large.layer("history").unwrap().fitted.kept > out.layer("history").unwrap().fitted.kept);
+    assert!(
+        large.layer("history").unwrap().fitted.kept > out.layer("history").unwrap().fitted.kept
+    );
 
     // A layer the config does not have, content for the output reservation, a layer
     // given twice: errors that say what to fix.
@@ -205,7 +218,10 @@ fn a_budget_from_a_config_file_assembles_for_any_window() {
          to another layer"
     );
     let err = budget
-        .assemble(&[LayerInput::new("user", &"x"), LayerInput::new("user", &"y")], &*TIKTOKEN)
+        .assemble(
+            &[LayerInput::new("user", &"x"), LayerInput::new("user", &"y")],
+            &*TIKTOKEN,
+        )
         .unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -229,7 +245,10 @@ fn a_budget_without_an_output_layer_reserves_what_the_options_say() {
     let out = budget
         .assemble_with(&layers, &words, &AssembleOptions::for_window(100, 20))
         .unwrap_err();
-    assert!(matches!(out, AssembleError::WindowTooSmall { over: 20, .. }), "{out}");
+    assert!(
+        matches!(out, AssembleError::WindowTooSmall { over: 20, .. }),
+        "{out}"
+    );
     let out = budget
         .assemble_with(&layers, &words, &AssembleOptions::for_window(200, 20))
         .unwrap();

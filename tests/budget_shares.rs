@@ -71,11 +71,9 @@ fn shares_over_the_whole_window_fit_no_window() {
          whole window; lower the shares so that they add up to at most 1"
     );
     // Exactly the whole window is fine.
-    let whole = ContextBudget::with_reservations(
-        10,
-        [("a", share(0.5).into()), ("b", share(0.5).into())],
-    )
-    .unwrap();
+    let whole =
+        ContextBudget::with_reservations(10, [("a", share(0.5).into()), ("b", share(0.5).into())])
+            .unwrap();
     assert_eq!(whole.reserved(), 10);
 }
 
@@ -96,7 +94,8 @@ fn configs_read_and_write_shares() {
     let late = ContextBudget::from_json(r#"{"layers": {"a": {"share": 0.25}}, "total": 100}"#);
     assert_eq!(late.unwrap().layer_budget("a"), Ok(25));
 
-    let toml_text = "total = 1000\n[layers]\nsystem = 100\nhistory = { share = 0.3 }\nall = { share = 0 }\n";
+    let toml_text =
+        "total = 1000\n[layers]\nsystem = 100\nhistory = { share = 0.3 }\nall = { share = 0 }\n";
     let budget: ContextBudget = toml::from_str(toml_text).unwrap();
     assert_eq!(budget.layer_budget("history"), Ok(300));
     assert_eq!(budget.layer_budget("all"), Ok(0));
@@ -161,7 +160,12 @@ fn bad_shares_in_configs_name_the_field_and_the_fix() {
     ];
     let wrong: Vec<String> = cases
         .iter()
-        .map(|(json, expected)| (ContextBudget::from_json(json).unwrap_err().to_string(), expected))
+        .map(|(json, expected)| {
+            (
+                ContextBudget::from_json(json).unwrap_err().to_string(),
+                expected,
+            )
+        })
         .filter(|(message, expected)| message != *expected)
         .map(|(message, expected)| format!("got      {message}\nexpected {expected}"))
         .collect();

@@ -2,8 +2,7 @@
 //! attributes into a [`Budget`], pushing every mistake to [`Errors`].
 
 use crate::ast::{
-    Amount, Budget, FieldLayer, Layer, ShareLit, keys, nearest, unknown_key_message,
-    variant_ident,
+    Amount, Budget, FieldLayer, Layer, ShareLit, keys, nearest, unknown_key_message, variant_ident,
 };
 use crate::errors::Errors;
 use proc_macro2::Span;
@@ -282,7 +281,9 @@ fn share(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<Shar
         Expr::Lit(syn::ExprLit {
             lit: Lit::Float(lit),
             ..
-        }) if lit.suffix().is_empty() => (lit.base10_parse::<f64>().ok(), lit.to_string(), lit.span()),
+        }) if lit.suffix().is_empty() => {
+            (lit.base10_parse::<f64>().ok(), lit.to_string(), lit.span())
+        }
         Expr::Lit(syn::ExprLit {
             lit: Lit::Int(lit), ..
         }) if lit.suffix().is_empty() => (

@@ -555,9 +555,8 @@ fn assemble(budget: &Budget) -> TokenStream {
          counts them: per-message tokens and the reply priming included.\n\n\
          # Errors\n\nAs `assemble_with()`."
     );
-    let inputs_doc = format!(
-        "The fields of [`{ident}`] with their settings, for the runtime: not API."
-    );
+    let inputs_doc =
+        format!("The fields of [`{ident}`] with their settings, for the runtime: not API.");
     let where_clause = quote! {
         where
             #counter: #rt::TokenCounter + ?::core::marker::Sized,

@@ -135,15 +135,17 @@ fn check_sum(budget: &Budget, errors: &mut Errors) {
     let mut sum: u64 = 0;
     let mut terms = Vec::new();
     for layer in &budget.layers {
-        let tokens = match (&layer.share, layer.tokens.as_ref().and_then(Amount::literal)) {
+        let tokens = match (
+            &layer.share,
+            layer.tokens.as_ref().and_then(Amount::literal),
+        ) {
             // A share is resolved at the total; a const total is the const
             // assertion's to check.
             (Some(share), _) => match total_value {
                 Some(total) => {
-                    let tokens = u64::try_from(
-                        u128::from(total) * u128::from(share.ppm) / 1_000_000,
-                    )
-                    .unwrap_or(u64::MAX);
+                    let tokens =
+                        u64::try_from(u128::from(total) * u128::from(share.ppm) / 1_000_000)
+                            .unwrap_or(u64::MAX);
                     terms.push(format!(
                         "{} {} (share {})",
                         layer.name,

@@ -349,7 +349,11 @@ pub fn fit_chat_messages<'a, M: ChatMessage>(
             .with_strategy(strategy)
             .trim(history);
         match trimmed {
-            Ok(trimmed) => trimmed.elements().iter().map(|e| (e.seq, e.tokens)).collect(),
+            Ok(trimmed) => trimmed
+                .elements()
+                .iter()
+                .map(|e| (e.seq, e.tokens))
+                .collect(),
             Err(ChatTrimError::OverBudget { needed, .. }) => {
                 return Err(FitError::PinnedMessages {
                     tokens: needed,
@@ -360,7 +364,9 @@ pub fn fit_chat_messages<'a, M: ChatMessage>(
             Err(other) => return Err(other.into()),
         }
     };
-    let tokens = kept.iter().fold(0usize, |sum, (_, t)| sum.saturating_add(*t));
+    let tokens = kept
+        .iter()
+        .fold(0usize, |sum, (_, t)| sum.saturating_add(*t));
     let indices: Vec<usize> = kept.iter().map(|(i, _)| *i).collect();
     let text = render_chat(indices.iter().map(|&i| &history[i]));
     let messages = indices.iter().map(|&i| copy_message(&history[i])).collect();

@@ -631,9 +631,9 @@ struct ChatPart {
 /// many separators that took.
 fn join<'t>(texts: impl Iterator<Item = &'t str> + Clone, separator: &str) -> (String, usize) {
     let texts = texts.filter(|t| !t.is_empty());
-    let capacity = texts
-        .clone()
-        .fold(0usize, |sum, t| sum.saturating_add(t.len() + separator.len()));
+    let capacity = texts.clone().fold(0usize, |sum, t| {
+        sum.saturating_add(t.len() + separator.len())
+    });
     let mut out = String::with_capacity(capacity);
     let mut separators = 0;
     for text in texts {

@@ -129,8 +129,10 @@ impl<'a> Declared<'a> {
                 (reservations, self.total.saturating_sub(output), output)
             }
             Some((window, output)) => {
-                let reservations: Vec<usize> =
-                    self.layers[..n].iter().map(|(_, r, _)| r.at(window)).collect();
+                let reservations: Vec<usize> = self.layers[..n]
+                    .iter()
+                    .map(|(_, r, _)| r.at(window))
+                    .collect();
                 let reserved = reservations
                     .iter()
                     .fold(0usize, |sum, t| sum.saturating_add(*t));
@@ -198,13 +200,11 @@ impl<'a> Declared<'a> {
         let window = plan.limit.saturating_add(plan.output);
         let output_name = match self.output {
             Some((name, _, _)) => Some(name),
-            None if plan.output > 0 => Some(
-                if plan.rows.iter().any(|r| r.name == OUTPUT) {
-                    "(output)"
-                } else {
-                    OUTPUT
-                },
-            ),
+            None if plan.output > 0 => Some(if plan.rows.iter().any(|r| r.name == OUTPUT) {
+                "(output)"
+            } else {
+                OUTPUT
+            }),
             None => None,
         };
         let layers = plan

@@ -7,7 +7,9 @@ use super::engine::{Dyn, assemble_messages, assemble_text};
 use super::options::{AssembleOptions, LayerInput};
 use super::plan::Declared;
 use super::policy::AssembleError;
-use crate::budget::{ContextBudget, ContextLayers, ContextUsage, LayerSpec, Reservation, TypedUsage};
+use crate::budget::{
+    ContextBudget, ContextLayers, ContextUsage, LayerSpec, Reservation, TypedUsage,
+};
 use crate::count::TokenCounter;
 
 /// The separator when the context names none: a blank line.
@@ -103,7 +105,15 @@ where
     C: TokenCounter + ?Sized,
 {
     let declared = declared::<L>(inputs.len());
-    assemble_declared(&declared, inputs, separator, counter, options, false, assemble_text)
+    assemble_declared(
+        &declared,
+        inputs,
+        separator,
+        counter,
+        options,
+        false,
+        assemble_text,
+    )
 }
 
 /// The derive's `assemble_messages(&counter, &options)`.

@@ -28,7 +28,12 @@ impl Serialize for ContextBudget {
                     match reservation {
                         Reservation::Tokens(tokens) => map.serialize_entry(name, &tokens)?,
                         Reservation::Share(share) => {
-                            map.serialize_entry(name, &ShareEntry { share: share.fraction() })?;
+                            map.serialize_entry(
+                                name,
+                                &ShareEntry {
+                                    share: share.fraction(),
+                                },
+                            )?;
                         }
                     }
                 }
@@ -81,9 +86,8 @@ impl<'de> Visitor<'de> for BudgetVisitor {
                 }
             }
         }
-        let total = total.ok_or_else(|| {
-            de::Error::custom("missing field `total`: the window size in tokens")
-        })?;
+        let total = total
+            .ok_or_else(|| de::Error::custom("missing field `total`: the window size in tokens"))?;
         // Layers read before `total` were only checked for their names and shares.
         ContextBudget::with_reservations(total, layers.unwrap_or_default())
             .map_err(de::Error::custom)
@@ -120,8 +124,10 @@ impl<'de> Visitor<'de> for LayersSeed {
         }
         let shares: Vec<Option<Share>> = layers.iter().map(|(_, r)| r.share()).collect();
         let window = self.total.unwrap_or(0);
-        let resolved: Vec<(&str, usize)> =
-            layers.iter().map(|(name, r)| (name.as_str(), r.at(window))).collect();
+        let resolved: Vec<(&str, usize)> = layers
+            .iter()
+            .map(|(name, r)| (name.as_str(), r.at(window)))
+            .collect();
         check_layers(self.total, &resolved, &shares).map_err(de::Error::custom)?;
         Ok(layers)
     }

@@ -165,9 +165,10 @@ pub(super) fn over_allocated<N: AsRef<str>>(
     layers: &[(N, usize)],
     shares: &[Option<Share>],
 ) -> BudgetError {
-    let terms = written_out(layers.iter().enumerate().map(|(i, (name, tokens))| {
-        term(name.as_ref(), *tokens, shares.get(i).copied().flatten())
-    }));
+    let terms =
+        written_out(layers.iter().enumerate().map(|(i, (name, tokens))| {
+            term(name.as_ref(), *tokens, shares.get(i).copied().flatten())
+        }));
     BudgetError::OverAllocated {
         reserved,
         total,
@@ -534,7 +535,11 @@ impl ContextUsage {
     /// As [`spend`](Self::spend); an index past the last layer is
     /// [`BudgetError::UnknownLayer`].
     pub fn spend_at(&mut self, index: usize, tokens: usize) -> Result<(), BudgetError> {
-        let limit = self.budget.layers.get(index).map_or(0, |(_, budget)| *budget);
+        let limit = self
+            .budget
+            .layers
+            .get(index)
+            .map_or(0, |(_, budget)| *budget);
         self.spend_at_up_to(index, tokens, limit)
     }
 
