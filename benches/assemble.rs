@@ -1,5 +1,6 @@
 //! Assembling eleven layers of about 100 KB each to about 1,000 tokens per layer,
-//! against trimming each layer alone (the bar: at most twice the sum).
+//! against trimming each layer alone (the bar: at most twice the sum), as a
+//! string prompt and as messages.
 //!
 //! Run with `cargo bench --bench assemble`; it prints both medians and their ratio
 //! at the end. The layers are cut from the benchmark corpus (`../shared/corpus/`)
@@ -9,6 +10,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group};
+use ctxbudget::assemble::AssembleOptions;
 use ctxbudget::{ContextLayers, Tiktoken, TrimOptions, trim_with};
 
 const LAYER_BYTES: usize = 100_000;
@@ -88,6 +90,16 @@ fn bench(c: &mut Criterion) {
     group.bench_function("assemble_11_layers", |b| {
         b.iter(|| black_box(&context).assemble(&counter).map(|a| a.tokens));
     });
+    // The same layers as messages (every layer text: ten in the system message, the
+    // last as the user message), counted in OpenAI's chat format.
+    let options = AssembleOptions::new();
+    group.bench_function("assemble_11_layers_messages", |b| {
+        b.iter(|| {
+            black_box(&context)
+                .assemble_messages(&counter, &options)
+                .map(|a| a.tokens)
+        });
+    });
     group.finish();
     let assembled = context.assemble(&counter).map(|a| (a.tokens, a.limit));
     println!("assembled prompt (tokens, limit): {assembled:?}");
@@ -115,5 +127,12 @@ fn main() {
             assemble / 1e6,
             assemble / trim
         );
+        if let Some(messages) = median("assemble_11_layers_messages") {
+            println!(
+                "as messages: {:.2} ms; ratio to trimming each layer {:.2}",
+                messages / 1e6,
+                messages / trim
+            );
+        }
     }
 }

@@ -11,8 +11,8 @@
 //! ```
 
 use crate::ast::{Budget, Layer, unknown_key_message, variant_ident};
-use crate::attr::amount;
 use crate::errors::Errors;
+use crate::values::amount;
 use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
 use syn::{Attribute, Expr, Ident, Path, Token, Visibility, braced, parenthesized};

@@ -16,6 +16,7 @@ mod errors;
 mod expand;
 mod fallback;
 mod valid;
+mod values;
 
 use proc_macro::TokenStream;
 

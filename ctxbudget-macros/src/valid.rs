@@ -268,6 +268,48 @@ mod tests {
     }
 
     #[test]
+    fn shares_over_one_and_over_the_total_are_refused() {
+        let input: DeriveInput = parse_quote! {
+            #[context(total = 1000, output = 100)]
+            struct C {
+                #[budget(share = 0.5)] a: String,
+                #[budget(share = 0.25)] b: String,
+                #[budget(share = 0.3)] c: String,
+            }
+        };
+        assert_eq!(
+            messages(&input),
+            [
+                "layer shares add up to 1.05 of the window (a 0.5 + b 0.25 + c 0.3): more than \
+                 the whole window; lower the shares so that they add up to at most 1"
+            ]
+        );
+        let input: DeriveInput = parse_quote! {
+            #[context(total = 1000, output = 100)]
+            struct C {
+                #[budget(tokens = 400)] a: String,
+                #[budget(share = 0.5555555)] b: String,
+            }
+        };
+        assert_eq!(
+            messages(&input),
+            [
+                "layers reserve 1055 tokens (a 400 + b 555 (share 0.5555555) + output 100) but \
+                 the total is 1000: 55 over; lower a reservation or raise `total` to at least 1055"
+            ]
+        );
+        // A const total: the compiler resolves the shares and checks the sum.
+        let input: DeriveInput = parse_quote! {
+            #[context(total = WINDOW)]
+            struct C {
+                #[budget(tokens = 400)] a: String,
+                #[budget(share = 1)] b: String,
+            }
+        };
+        assert_eq!(messages(&input), Vec::<String>::new());
+    }
+
+    #[test]
     fn exact_fit_is_fine() {
         let input: DeriveInput = parse_quote! {
             #[context(total = 1024)]

@@ -29,7 +29,12 @@
 //! 7. [`assemble`] — [`LayerContent`] fits one layer's content under a
 //!    [`LayerPolicy`](assemble::LayerPolicy); the derive's `assemble(&counter)` fits
 //!    every layer, lets layers marked to grow use what the others left, joins them and
-//!    checks the prompt against `total - output`.
+//!    checks the prompt against `total - output`. `assemble_with` does it for a window
+//!    chosen at run time (layers may reserve a share of the window),
+//!    `assemble_messages` puts the prompt together as a system message, the chat
+//!    history's messages and a final user message, and a [`ContextBudget`] read from a
+//!    config file has the same three methods. The result prints its report as a table
+//!    and as telemetry JSON.
 
 pub mod assemble;
 pub mod budget;

@@ -4,6 +4,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 
 use super::engine::ROUNDS;
 use super::policy::{FitError, FittedLayer, LayerPolicy};
@@ -202,11 +203,13 @@ pub fn fit_chat<'a, M: ChatMessage>(
 /// Counts each text once, however often [`ChatTrimmer`] asks: it counts every
 /// message again on each of [`fit_chat`]'s refits.
 ///
-/// Texts are told apart by address and length, which is sound while the history they
-/// are borrowed from is: [`fit_chat`] holds it for as long as the memo lives.
+/// Texts are told apart by address and length, and a hash of their bytes confirms a
+/// hit: a message type's [`content_tokens`](ChatMessage::content_tokens) may count a
+/// text it builds and drops, and the next one built at the same address must not
+/// take its count. Hashing is far cheaper than counting.
 struct Memo<'c> {
     counter: &'c dyn TokenCounter,
-    seen: RefCell<HashMap<(usize, usize), usize>>,
+    seen: RefCell<HashMap<(usize, usize), (u64, usize)>>,
 }
 
 impl<'c> Memo<'c> {
@@ -221,11 +224,16 @@ impl<'c> Memo<'c> {
 impl TokenCounter for Memo<'_> {
     fn count(&self, text: &str) -> usize {
         let key = (text.as_ptr() as usize, text.len());
-        if let Some(&tokens) = self.seen.borrow().get(&key) {
-            return tokens;
+        let mut hasher = DefaultHasher::new();
+        text.hash(&mut hasher);
+        let hash = hasher.finish();
+        if let Some(&(seen, tokens)) = self.seen.borrow().get(&key) {
+            if seen == hash {
+                return tokens;
+            }
         }
         let tokens = self.counter.count(text);
-        self.seen.borrow_mut().insert(key, tokens);
+        self.seen.borrow_mut().insert(key, (hash, tokens));
         tokens
     }
 
@@ -371,4 +379,54 @@ pub fn fit_chat_messages<'a, M: ChatMessage>(
         messages,
         indices,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chat::ChatFormat;
+
+    /// A message whose content costs a text it writes into a shared buffer: each at
+    /// the same address, of the same length, with different words.
+    struct Built {
+        words: usize,
+    }
+
+    thread_local! {
+        static BUFFER: RefCell<String> = RefCell::new(String::with_capacity(64));
+    }
+
+    impl ChatMessage for Built {
+        fn role(&self) -> Role {
+            Role::Assistant
+        }
+        fn content(&self) -> &str {
+            ""
+        }
+        fn content_tokens<C: TokenCounter + ?Sized>(&self, counter: &C) -> usize {
+            BUFFER.with(|buffer| {
+                let mut text = buffer.borrow_mut();
+                text.clear();
+                for _ in 0..self.words {
+                    text.push_str("w ");
+                }
+                while text.len() < 20 {
+                    text.push('.');
+                }
+                counter.count(&text)
+            })
+        }
+    }
+
+    #[test]
+    fn the_memo_never_gives_one_text_the_count_of_another() {
+        let words = |t: &str| t.split_whitespace().count();
+        let memo = Memo::new(&words);
+        let format = ChatFormat::content_only();
+        let counts: Vec<usize> = (1..=5)
+            .map(|n| format.message_tokens(&memo, &Built { words: n }))
+            .collect();
+        // The role ("assistant") is one word, the content `n` and the dots.
+        assert_eq!(counts, [3, 4, 5, 6, 7]);
+    }
 }

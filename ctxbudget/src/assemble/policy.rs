@@ -318,17 +318,19 @@ pub enum AssembleError {
         /// Why.
         source: FitError,
     },
-    /// The layers that may not be cut, with the separators between the layers, are
-    /// over the window less the output reservation.
+    /// The layers that may not be cut, with the overhead (the separators between the
+    /// layers, and for messages the message framing and the reply priming), are over
+    /// the window less the output reservation.
     #[error(
         "the prompt needs {tokens} tokens but {limit} are left after the output \
-         reservation ({over} over); the layers that may not be cut and the separators do \
-         not fit: shorten them or raise `total`"
+         reservation ({over} over); the layers that may not be cut and the overhead \
+         (separators, message framing) do not fit: shorten them, lower the output \
+         reservation or choose a larger window"
     )]
     PromptOverBudget {
         /// What the smallest prompt that was tried costs.
         tokens: usize,
-        /// `total - output`.
+        /// `window - output`.
         limit: usize,
         /// `tokens - limit`.
         over: usize,

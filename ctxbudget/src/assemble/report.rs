@@ -53,11 +53,24 @@ impl AssembledLayer<'_> {
 ///
 /// let note = Note { title: "A title".into(), body: "Some words. ".repeat(100) };
 /// let report = note.assemble(&CharEstimate)?.to_string();
-/// assert!(report.contains("body"));
-/// assert!(report.contains("kept 400 of 1200 bytes, 800 dropped"));
-/// assert!(report.contains("prompt"));
+/// assert!(report.contains("kept 395 of 1200 bytes, 805 dropped"));
+/// assert!(report.ends_with("of a limit of 150 (window 200 - output 50), 49 unused"));
 /// # Ok::<(), ctxbudget::AssembleError>(())
 /// ```
+///
+/// prints
+///
+/// ```text
+/// layer    policy reserved  granted   tokens  kept
+/// title    never        20       20        2  all 7 bytes
+/// body     head        100      100       99  kept 395 of 1200 bytes, 805 dropped
+/// layers                                 101  the layers' own counts
+/// overhead                                 0  1 separator of 1 token, -1 across joins
+/// prompt                                 101  of a limit of 150 (window 200 - output 50), 49 unused
+/// ```
+///
+/// `chars / 4` rounds up, so the joined text costs a token less than its parts:
+/// the overhead is the separator's token less that one.
 impl<U, P> fmt::Display for Assembled<'_, U, P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name_width = self
@@ -115,16 +128,18 @@ impl<U, P> fmt::Display for Assembled<'_, U, P> {
         let mut parts = Vec::new();
         if self.framing > 0 {
             parts.push(format!(
-                "{} message framing and reply priming",
+                "{} for the system and user messages' framing and the reply priming",
                 self.framing
             ));
         }
         if self.separators > 0 {
+            let plural = |n: usize| if n == 1 { "" } else { "s" };
             parts.push(format!(
-                "{} separators of {} token{}",
+                "{} separator{} of {} token{}",
                 self.separators,
+                plural(self.separators),
                 self.separator_tokens,
-                if self.separator_tokens == 1 { "" } else { "s" }
+                plural(self.separator_tokens)
             ));
         }
         let joins = self.join_difference();

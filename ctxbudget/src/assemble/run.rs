@@ -163,7 +163,9 @@ impl ContextBudget {
     /// let budget = ContextBudget::from_json(
     ///     r#"{"total": 1000, "layers": {"system": 100, "history": {"share": 0.5}, "user": 100, "output": 200}}"#,
     /// )?;
-    /// let history: Vec<Message> = (0..100).map(|i| Message::user(format!("message {i}"))).collect();
+    /// let history: Vec<Message> = (0..100)
+    ///     .map(|i| Message::user(format!("message number {i} of a long conversation")))
+    ///     .collect();
     /// let out = budget.assemble(
     ///     &[
     ///         LayerInput::new("system", &"Be brief.").with_policy(LayerPolicy::Never),

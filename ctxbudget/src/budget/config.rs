@@ -215,7 +215,8 @@ impl<'de> DeserializeSeed<'de> for ShareSeed<'_> {
     type Value = Share;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Share, D::Error> {
-        deserializer.deserialize_f64(self)
+        // Any: a string gets a message that says to remove the quotes.
+        deserializer.deserialize_any(self)
     }
 }
 

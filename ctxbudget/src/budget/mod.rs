@@ -7,7 +7,11 @@
 //!   [`TypedUsage`], indexed by a generated layer enum instead of a name.
 //! - Known at run time (a config file, a per-model limit): [`ContextBudget`] and
 //!   [`ContextUsage`] make the same checks when they are built, and look layers up by
-//!   name.
+//!   name. A [`ContextBudget`] also assembles prompts, from content given by layer
+//!   name (see [`assemble`](crate::assemble)).
+//! - A layer reserves fixed tokens or a [`Share`] of the window ([`Reservation`]), so
+//!   one budget serves models with different windows:
+//!   [`ContextBudget::for_window`] resolves the shares for another window.
 //! - [`BudgetError`] says what was refused and why; [`UsageLog`] (feature `serde`)
 //!   appends the telemetry of every request as JSON lines.
 //!
