@@ -1,15 +1,19 @@
 //! Trimming a 1,000-message chat (about 200k cl100k tokens) to 8k tokens, against
-//! counting every message once.
+//! counting every message once and against counting only the messages kept (the
+//! floor for any trimmer that reports exact costs).
 //!
 //! Run with `cargo bench --bench chat`. Messages are cut from the benchmark corpus
 //! (`../shared/corpus/markdown.md`) when it is there, else from the shipped fixture
 //! `tests/fixtures/aho-corasick-docs.md`, so the text is real Markdown either way.
+//! Before criterion's measurements, the contenders are timed interleaved, in a
+//! random order each round, and the medians and ratios are printed.
 
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ctxbudget::{ChatTrimmer, Message, chat::ChatFormat, chat::ToolCall};
+use ctxbudget_tests::agent::SplitMix;
 
 const MESSAGES: usize = 1_000;
 /// About 200 cl100k tokens of Markdown.
@@ -90,11 +94,63 @@ fn bench(c: &mut Criterion) {
         trimmed.tokens()
     );
 
+    let kept: Vec<&Message> = trimmed.messages();
+    let count_kept = || {
+        kept.iter()
+            .map(|m| format.message_tokens(&counter, *m))
+            .sum::<usize>()
+    };
+    let with_hook = || chat_trimmer.trim_with(&history, |_| {}).map(|t| t.tokens());
+    let contenders: [(&str, &dyn Fn() -> usize); 4] = [
+        ("count every message", &|| {
+            format.count_messages(&counter, black_box(&history))
+        }),
+        ("count the kept messages", &|| count_kept()),
+        ("trim (lazy)", &|| {
+            chat_trimmer
+                .trim(black_box(&history))
+                .map_or(0, |t| t.tokens())
+        }),
+        ("trim_with a hook (counts all)", &|| {
+            with_hook().unwrap_or(0)
+        }),
+    ];
+    let mut rng = SplitMix::new(3);
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); contenders.len()];
+    for _ in 0..15 {
+        let mut order: Vec<usize> = (0..contenders.len()).collect();
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.below(i + 1));
+        }
+        for i in order {
+            let start = Instant::now();
+            black_box(contenders[i].1());
+            times[i].push(start.elapsed());
+        }
+    }
+    let medians: Vec<Duration> = times
+        .into_iter()
+        .map(|mut t| {
+            t.sort_unstable();
+            t[t.len() / 2]
+        })
+        .collect();
+    let floor = medians[1].as_secs_f64();
+    for ((name, _), median) in contenders.iter().zip(&medians) {
+        eprintln!(
+            "{name}: {median:.2?} ({:.2}x counting the kept messages)",
+            median.as_secs_f64() / floor
+        );
+    }
+
     let mut group = c.benchmark_group("chat_1000_messages");
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(10));
     group.bench_function("count_every_message_once", |b| {
         b.iter(|| format.count_messages(&counter, black_box(&history)));
+    });
+    group.bench_function("count_kept_messages", |b| {
+        b.iter(count_kept);
     });
     group.bench_function("trim_to_8k", |b| {
         b.iter(|| chat_trimmer.trim(black_box(&history)).map(|t| t.tokens()));

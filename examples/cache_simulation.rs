@@ -198,6 +198,7 @@ fn arg(args: &[String], name: &str) -> Option<String> {
         .and_then(|i| args.get(i + 1).cloned())
 }
 
+#[allow(clippy::cast_precision_loss)]
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let turns_wanted: usize = arg(&args, "--turns").map_or(2_000, |t| t.parse().unwrap_or(2_000));

@@ -342,13 +342,16 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             None => Vec::new(),
         };
         let is_removed = |p: usize| removed.get(p).copied().unwrap_or(false);
-        let kept: u128 = self
-            .entries
-            .iter()
-            .enumerate()
-            .filter(|&(p, _)| !is_removed(p))
-            .map(|(_, e)| e.tokens as u128)
-            .sum();
+        let kept: u128 = if removed.is_empty() {
+            self.total
+        } else {
+            self.entries
+                .iter()
+                .enumerate()
+                .filter(|&(p, _)| !is_removed(p))
+                .map(|(_, e)| e.tokens as u128)
+                .sum()
+        };
         let fits = kept + priming as u128 <= self.limit as u128;
         let cut = (!fits).then(|| self.find_cut(&removed, kept));
 
