@@ -1,23 +1,37 @@
-//! Trimming speed on real text: ctxbudget against the seed algorithm, one full count
-//! of the input, and one count of just the kept text (the floor for any exact trimmer
-//! built on tiktoken-rs), all with `o200k_base`.
+//! Trimming speed on every input shape: ctxbudget against one count of just the
+//! text it keeps (the floor for any exact trimmer), all with `o200k_base`.
 //!
-//! Run with `cargo bench --bench trim`; summarise with `python3 benches/summarize.py`.
-//! The corpus is `../shared/corpus/` (or `CTXBUDGET_CORPUS`); without it the benches
-//! run on the shipped 32 KB fixtures repeated to the same sizes.
+//! Run with `cargo bench --bench trim` (a filter such as `cargo bench --bench trim
+//! -- one-letter` runs the groups whose name holds it). The corpus is
+//! `../shared/corpus/` (or `CTXBUDGET_CORPUS`); without it the benches run on the
+//! shipped 32 KB fixtures repeated to the same sizes. The shapes are those of
+//! `ctxbudget_tests::shapes`, at 1 MB and 10 MB, trimmed to 512, 4,096 and 32,768
+//! tokens keeping the head and keeping the tail.
 //!
-//! Ids: `trim/<input>/<approach>/<budget>` where approach is `seed` (a), `full_count`
-//! (b, independent of the budget), `ctxbudget` (c) and `kept_count` (d).
+//! Contenders, interleaved in a shuffled order each round (`benches/interleave.rs`):
+//! `ctxbudget` (`trim_with`), `floor` (one `bpe-openai` count of the text
+//! `ctxbudget` kept: the fastest exact count there is), `floor-tiktoken-rs` (one
+//! `tiktoken-rs` count of it: the floor of a trimmer built on `tiktoken-rs`), and,
+//! with `CTXBUDGET_BENCH_SEED=1`, the naive algorithm ctxbudget replaces on the 1 MB
+//! real texts. The `follow/` groups trim with `Keep::HeadAndTail`, `disclose_within`
+//! and `select` on inputs without split points, against one count of what they
+//! return. The tables are printed at the end of the run.
 
 // `criterion_group!` generates a public function without docs.
 #![allow(missing_docs)]
 
+#[path = "interleave.rs"]
+mod interleave;
+
+use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use ctxbudget::{Tiktoken, trim_to_budget};
-use ctxbudget_tests::{MULTILINGUAL, corpus_or_fixture, floor_char_boundary};
+use criterion::{Criterion, criterion_group, criterion_main};
+use ctxbudget::select::SelectOptions;
+use ctxbudget::{Keep, Tiktoken, TokenCounter, TrimOptions, disclose_within, select, trim_with};
+use ctxbudget_tests::shapes::{NAMES, shape};
+use interleave::{Contender, Rounds, human, interleaved};
 
 const BUDGETS: [usize; 3] = [512, 4_096, 32_768];
 const MB: usize = 1_000_000;
@@ -150,85 +164,136 @@ mod seed {
     }
 }
 
-/// `text` repeated to `size` bytes, cut on a char boundary.
-fn sized(text: &str, size: usize) -> String {
-    let mut out = String::with_capacity(size + text.len());
-    while out.len() < size {
-        out.push_str(text);
-        out.push_str("\n\n");
-    }
-    let end = floor_char_boundary(&out, size);
-    out.truncate(end);
-    out
-}
-
-/// Deterministic pseudo-random base64, one line of 1 MB.
-fn base64_noise(size: usize) -> String {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-    (0..size)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            ALPHABET[(state % 64) as usize] as char
-        })
-        .collect()
-}
-
-/// CJK text without spaces (only CJK punctuation), from the shipped fixture.
-fn cjk(size: usize) -> String {
-    let lines: String = MULTILINGUAL.lines().take(3).collect::<Vec<_>>().concat();
-    sized(&lines.replace([' ', '\n'], ""), size).replace('\n', "")
-}
-
-fn inputs() -> Vec<(String, String, bool)> {
-    let mut inputs = Vec::new();
-    for name in ["prose.txt", "markdown.md", "code.txt"] {
-        let text = corpus_or_fixture(name);
-        let one = sized(&text, MB);
-        let stem = name.split('.').next().unwrap_or(name);
-        inputs.push((format!("{stem}-1MB"), one.clone(), true));
-        inputs.push((format!("{stem}-10MB"), sized(&one, 10 * MB), false));
-    }
-    inputs.push(("one-letter-1MB".into(), "a".repeat(MB), false));
-    inputs.push(("base64-1MB".into(), base64_noise(MB), false));
-    inputs.push(("cjk-1MB".into(), cjk(MB), false));
-    inputs
+fn wanted(group: &str) -> bool {
+    std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .all(|filter| group.contains(filter.as_str()))
 }
 
 fn bench_trim(c: &mut Criterion) {
     let counter = Tiktoken::o200k_base();
-    let bpe = tiktoken_rs::o200k_base_singleton();
-    for (name, text, with_seed) in inputs() {
-        let mut group = c.benchmark_group(format!("trim/{name}"));
-        group.sample_size(10);
-        group.warm_up_time(Duration::from_millis(500));
-        group.measurement_time(Duration::from_secs(3));
-        group.bench_function("full_count", |b| {
-            b.iter(|| bpe.encode_ordinary(black_box(&text)).len());
-        });
-        for budget in BUDGETS {
-            let kept = trim_to_budget(&text, budget, &counter);
-            group.bench_with_input(
-                BenchmarkId::new("ctxbudget", budget),
-                &budget,
-                |b, &budget| {
-                    b.iter(|| trim_to_budget(black_box(&text), budget, &counter).len());
-                },
-            );
-            group.bench_with_input(BenchmarkId::new("kept_count", budget), kept, |b, kept| {
-                b.iter(|| bpe.encode_ordinary(black_box(kept)).len());
-            });
-            if with_seed {
-                group.bench_with_input(BenchmarkId::new("seed", budget), &budget, |b, &budget| {
-                    b.iter(|| seed::trim_to_budget(black_box(&text), budget, &counter).len());
-                });
+    let linear = bpe_openai::o200k_base();
+    let classic = tiktoken_rs::o200k_base_singleton();
+    let with_seed = std::env::var_os("CTXBUDGET_BENCH_SEED").is_some();
+    let mut table = String::from(
+        "| input | side | budget | ctxbudget | floor (bpe-openai) | ctxbudget / floor | floor (tiktoken-rs) | ctxbudget / tiktoken-rs floor | naive / ctxbudget |\n|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for name in NAMES {
+        for (size, label) in [(MB, "1MB"), (10 * MB, "10MB")] {
+            if !wanted(&format!("trim/{name}-{label}")) {
+                continue;
+            }
+            let text = shape(name, size);
+            for (side, keep) in [("head", Keep::Head), ("tail", Keep::Tail)] {
+                let options = TrimOptions::new().keep(keep);
+                for budget in BUDGETS {
+                    let group = format!("trim/{name}-{label}/{side}/{budget}");
+                    if !wanted(&group) {
+                        continue;
+                    }
+                    let kept = trim_with(&text, budget, &counter, &options).kept;
+                    let mut contenders = vec![
+                        Contender::new("ctxbudget", || {
+                            trim_with(black_box(&text), budget, &counter, &options).tokens
+                        }),
+                        Contender::new("floor", || linear.count(black_box(kept))),
+                        Contender::new("floor-tiktoken-rs", || {
+                            classic.encode_ordinary(black_box(kept)).len()
+                        }),
+                    ];
+                    let real = matches!(name, "prose" | "markdown" | "code");
+                    if with_seed && real && size == MB && keep == Keep::Head {
+                        contenders.push(Contender::new("naive", || {
+                            seed::trim_to_budget(black_box(&text), budget, &counter).len()
+                        }));
+                    }
+                    let rounds = interleaved(c, &group, &contenders, 10, Duration::from_secs(1));
+                    row(&mut table, &format!("{name}-{label}"), side, budget, &rounds);
+                }
             }
         }
-        group.finish();
     }
+    println!("\n{table}");
 }
 
-criterion_group!(benches, bench_trim);
+#[allow(clippy::cast_precision_loss)]
+fn row(table: &mut String, input: &str, side: &str, budget: usize, rounds: &Rounds) {
+    let ours = rounds.index("ctxbudget");
+    let floor = rounds.index("floor");
+    let classic = rounds.index("floor-tiktoken-rs");
+    let naive = rounds
+        .names
+        .iter()
+        .position(|n| n == "naive")
+        .map_or_else(|| "–".to_owned(), |naive| format!("{:.0}x", rounds.ratio(naive, ours)));
+    let _ = writeln!(
+        table,
+        "| {input} | {side} | {budget} | {} | {} | {:.2}x | {} | {:.2}x | {naive} |",
+        human(rounds.median(ours)),
+        human(rounds.median(floor)),
+        rounds.ratio(ours, floor),
+        human(rounds.median(classic)),
+        rounds.ratio(ours, classic),
+    );
+}
+
+/// `Keep::HeadAndTail`, `disclose_within` and `select` on inputs without split
+/// points, against one count of what each returns.
+fn bench_follow(c: &mut Criterion) {
+    let counter = Tiktoken::o200k_base();
+    let linear = bpe_openai::o200k_base();
+    let mut table = String::from(
+        "| operation | input | budget | ctxbudget | floor (bpe-openai) | ctxbudget / floor |\n|---|---|---|---|---|---|\n",
+    );
+    let both = TrimOptions::new().keep(Keep::HeadAndTail);
+    let select_options = SelectOptions::new();
+    for name in ["one-letter", "cjk-nopunct", "emoji-zwj", "base64-alnum", "prose"] {
+        for (size, label) in [(MB, "1MB"), (10 * MB, "10MB")] {
+            if !wanted(&format!("follow/{name}-{label}")) {
+                continue;
+            }
+            let text = shape(name, size);
+            let chunks = [(text.as_str(), 0.9), ("A short chunk.", 0.5)];
+            for budget in [4_096, 32_768] {
+                let operations: [(&str, Box<dyn Fn() -> String + '_>); 3] = [
+                    ("head-and-tail", Box::new(|| {
+                        trim_with(black_box(&text), budget, &counter, &both).text().into_owned()
+                    })),
+                    ("disclose_within", Box::new(|| {
+                        disclose_within(black_box(&text), budget, &counter, "lines", "read the file")
+                            .map(|d| d.text())
+                            .unwrap_or_default()
+                    })),
+                    ("select", Box::new(|| {
+                        select(black_box(&chunks), budget, &counter, &select_options).text().into_owned()
+                    })),
+                ];
+                for (operation, run) in &operations {
+                    let group = format!("follow/{name}-{label}/{operation}/{budget}");
+                    if !wanted(&group) {
+                        continue;
+                    }
+                    let output = run();
+                    assert!(counter.count(&output) <= budget);
+                    let contenders = [
+                        Contender::new("ctxbudget", || run().len()),
+                        Contender::new("floor", || linear.count(black_box(output.as_str()))),
+                    ];
+                    let rounds = interleaved(c, &group, &contenders, 10, Duration::from_secs(1));
+                    let _ = writeln!(
+                        table,
+                        "| {operation} | {name}-{label} | {budget} | {} | {} | {:.2}x |",
+                        human(rounds.median(0)),
+                        human(rounds.median(1)),
+                        rounds.ratio(0, 1),
+                    );
+                }
+            }
+        }
+    }
+    println!("\n{table}");
+}
+
+criterion_group!(benches, bench_trim, bench_follow);
 criterion_main!(benches);

@@ -450,6 +450,9 @@ pub fn disclose_within<'a, C: TokenCounter + ?Sized>(
     disclosure_trailer(0, 0, unit, recovery)?;
     let spans = line_spans(text);
     let total = spans.len();
+    if crate::count::is_trusted(counter) {
+        return disclose_by_prefixes(text, &spans, budget_tokens, counter, unit, recovery);
+    }
     if let Some(tokens) = counter.count_within(text, budget_tokens) {
         return Ok(Disclosed {
             rendered: text,
@@ -508,6 +511,106 @@ pub fn disclose_within<'a, C: TokenCounter + ?Sized>(
             Some(found) => best = found,
             // Only a counter that charges less for more text gets here: keep the
             // search's cut, unless it ends on a heading.
+            None if lines.get(..best.shown).is_some_and(ends_on_heading) => best = nothing,
+            None => {}
+        }
+    }
+    Ok(best)
+}
+
+/// [`disclose_within`] for this crate's counters, whose split points add up: the
+/// same result, found in one walk of the text up to what fits (see
+/// [`Prefixes`](crate::trim::Prefixes)) instead of counting every candidate from
+/// the start. A candidate that ends past the longest beginning that fits the budget
+/// is not tried (it would not fit: the search's assumption that a longer text never
+/// costs less), and the largest `k` that fits is found by galloping down from the
+/// last line that ends within it, where the answer is (the note costs a line or
+/// two), then bisecting.
+fn disclose_by_prefixes<'a, C: TokenCounter + ?Sized>(
+    text: &'a str,
+    spans: &[Range<usize>],
+    budget_tokens: usize,
+    counter: &C,
+    unit: &str,
+    recovery: &str,
+) -> Result<Disclosed<'a>, DisclosureError> {
+    let total = spans.len();
+    let mut prefixes = crate::trim::Prefixes::new(text, counter, budget_tokens);
+    if let Some(tokens) = prefixes.whole() {
+        return Ok(Disclosed {
+            rendered: text,
+            trailer: String::new(),
+            shown: total,
+            total,
+            truncated: false,
+            tokens,
+        });
+    }
+    let limit = prefixes.limit();
+    let mut attempt = |k: usize| -> Result<Option<Disclosed<'a>>, DisclosureError> {
+        let rendered = prefix_of_lines(text, spans, k);
+        if rendered.len() > limit {
+            return Ok(None);
+        }
+        let trailer = disclosure_trailer(k, total, unit, recovery)?;
+        let tokens = match (rendered.is_empty(), trailer.is_empty()) {
+            (true, _) => counter.count(&trailer),
+            (false, true) => prefixes.count_with(rendered.len(), ""),
+            (false, false) => prefixes.count_with(rendered.len(), &format!("\n{trailer}")),
+        };
+        Ok((tokens <= budget_tokens).then(|| Disclosed {
+            rendered,
+            trailer,
+            shown: k,
+            total,
+            truncated: k < total,
+            tokens,
+        }))
+    };
+    // Every line, without the final line ending: no note is needed.
+    if let Some(all) = attempt(total)? {
+        return Ok(all);
+    }
+    let Some(nothing) = attempt(0)? else {
+        let needed = counter.count(&disclosure_trailer(0, total, unit, recovery)?);
+        return Err(DisclosureError::BudgetTooSmall {
+            needed,
+            budget: budget_tokens,
+            over: needed.saturating_sub(budget_tokens),
+        });
+    };
+    // The largest k in 0..total that fits: none past the last line within `limit`.
+    let within = spans.partition_point(|span| span.end <= limit).min(total.saturating_sub(1));
+    let mut best = nothing.clone();
+    // Gallop down from `within` to a k that fits, then bisect the gap above it.
+    let (mut lo, mut hi) = (0usize, within);
+    let mut step = 1;
+    let mut top = within;
+    while top > 0 {
+        if let Some(found) = attempt(top)? {
+            lo = top;
+            best = found;
+            break;
+        }
+        hi = top - 1;
+        top = top.saturating_sub(step);
+        step = step.saturating_mul(2);
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        match attempt(mid)? {
+            Some(found) => {
+                lo = mid;
+                best = found;
+            }
+            None => hi = mid - 1,
+        }
+    }
+    let lines = lines_of(text, spans);
+    let backed = heading_boundary_keep_count(&lines, best.shown);
+    if backed != best.shown {
+        match attempt(backed)? {
+            Some(found) => best = found,
             None if lines.get(..best.shown).is_some_and(ends_on_heading) => best = nothing,
             None => {}
         }

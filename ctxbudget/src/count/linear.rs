@@ -54,6 +54,10 @@ impl Linear {
     /// first piece that takes the sum past `limit`; a piece too long to fit even in
     /// tokens of the longest length is not counted at all.
     pub(crate) fn count_within(self, text: &str, limit: usize) -> Option<usize> {
+        if text.len() / MAX_TOKEN_BYTES > limit {
+            // Too long to fit even in tokens of the longest length.
+            return None;
+        }
         let mut total = 0usize;
         for piece in self.pieces(text) {
             let left = limit - total;
@@ -101,5 +105,32 @@ impl Linear {
                 end
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_token_is_longer_than_the_bound() {
+        for linear in [Linear::o200k_base(), Linear::cl100k_base()] {
+            let bpe = &linear.tokenizer.bpe;
+            let longest = (0..bpe.num_tokens())
+                .filter_map(|id| u32::try_from(id).ok())
+                .map(|id| bpe.token_len(id))
+                .max();
+            assert!(longest.is_some_and(|n| n <= MAX_TOKEN_BYTES), "{longest:?}");
+        }
+    }
+
+    #[test]
+    fn count_within_gives_up_on_a_piece_too_long_to_fit() {
+        let linear = Linear::o200k_base();
+        let text = "a".repeat(10_000);
+        assert_eq!(linear.count_within(&text, 10), None);
+        let count = linear.count(&text);
+        assert_eq!(linear.count_within(&text, count), Some(count));
+        assert_eq!(linear.encode(&text).len(), count);
     }
 }

@@ -272,6 +272,75 @@ pub(crate) fn is_trusted<C: TokenCounter + ?Sized>(counter: &C) -> bool {
     counter.__trusted(seal::Seal(()))
 }
 
+/// How far from a junction [`count_joined`] looks for a split point.
+const NEAR_JUNCTION: usize = 256;
+
+/// The exact count of `parts` joined, for any counter, given the counts of some
+/// parts (`Some(count(part))`). For this crate's counters, whose split points add
+/// up, a part with a known count and split points near both of its ends is counted
+/// only from its last split point on and up to its first (split points are local:
+/// those of a part are split points of the joined text too); everything between
+/// two such split points, junctions and parts without a count included, is counted
+/// once. Any other counter counts the joined text whole.
+pub(crate) fn count_joined<C: TokenCounter + ?Sized>(
+    counter: &C,
+    parts: &[(&str, Option<usize>)],
+) -> usize {
+    let joined: String = parts.iter().map(|(part, _)| *part).collect();
+    if !is_trusted(counter) {
+        return counter.count(&joined);
+    }
+    let mut total = 0usize;
+    // Where the stretch not counted yet starts, in `joined`.
+    let mut pending = 0;
+    let mut offset = 0;
+    for &(part, tokens) in parts {
+        let inner = tokens.and_then(|tokens| {
+            let lower = floor_boundary(part, NEAR_JUNCTION);
+            let first = counter
+                .next_split(&part[..lower], 0)
+                .filter(|&at| at > 0 && at < lower && part.is_char_boundary(at))?;
+            let upper = ceil_boundary(part, part.len().saturating_sub(NEAR_JUNCTION));
+            let last = upper
+                + counter
+                    .prev_split(&part[upper..], part.len() - upper)
+                    .filter(|&at| at > 0 && upper + at < part.len())?;
+            if last < first || !part.is_char_boundary(last) {
+                return None;
+            }
+            // Counts add up at both: the part between them costs the rest.
+            let middle = tokens
+                .checked_sub(counter.count(&part[..first]))?
+                .checked_sub(counter.count(&part[last..]))?;
+            Some((first, last, middle))
+        });
+        if let Some((first, last, middle)) = inner {
+            total = total
+                .saturating_add(counter.count(&joined[pending..offset + first]))
+                .saturating_add(middle);
+            pending = offset + last;
+        }
+        offset += part.len();
+    }
+    total.saturating_add(counter.count(&joined[pending..]))
+}
+
+fn floor_boundary(text: &str, index: usize) -> usize {
+    let mut index = index.min(text.len());
+    while !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
+}
+
+fn ceil_boundary(text: &str, index: usize) -> usize {
+    let mut index = index.min(text.len());
+    while !text.is_char_boundary(index) {
+        index += 1;
+    }
+    index
+}
+
 /// The linear engine of `counter` when it is (a pointer to) a [`Tiktoken`] that has
 /// one.
 #[cfg(feature = "tiktoken")]

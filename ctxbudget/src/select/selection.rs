@@ -429,6 +429,23 @@ impl<'a> Picks<'a> {
         Some(head.saturating_add(counter.count(&rest)))
     }
 
+    /// The count of the joined text: for a counter whose split points add up, from
+    /// each chunk's own count, counting again only around the separators and markers
+    /// (see [`crate::count::count_joined`]); for any other, whole.
+    fn count_joined<C: TokenCounter + ?Sized>(&self, counter: &C, options: &SelectOptions) -> usize {
+        let mut parts: Vec<(&str, Option<usize>)> = Vec::with_capacity(self.chosen.len() * 3);
+        for (i, chunk) in self.chosen.iter().enumerate() {
+            if i > 0 {
+                parts.push((&options.separator, None));
+            }
+            parts.push((chunk.text, Some(chunk.tokens)));
+            if chunk.cut.is_some() {
+                parts.push((&options.marker, None));
+            }
+        }
+        crate::count::count_joined(counter, &parts)
+    }
+
     /// What one more chunk's separator costs.
     fn join_tokens(&self, separator_tokens: usize) -> usize {
         if self.chosen.is_empty() {
@@ -703,7 +720,7 @@ where
         // trusted to add up, from the last exact count on.
         let tokens = picks
             .count_from_anchor(counter, options)
-            .unwrap_or_else(|| counter.count(&picks.text(options)));
+            .unwrap_or_else(|| picks.count_joined(counter, options));
         if tokens <= budget {
             return tokens;
         }

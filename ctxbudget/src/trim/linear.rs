@@ -95,25 +95,33 @@ fn search_head(
     end: usize,
     limit: usize,
 ) -> Option<Found> {
-    let piece = linear.first_piece_len(&text[start..end]);
-    if piece < LONG_PIECE {
-        return None;
-    }
-    let piece_end = start + piece;
     let bytes = text.as_bytes();
-    let sample = floor_char_boundary(text, start + SAMPLE.min(piece));
-    let mut until = encode_target(
+    // How many bytes `limit` tokens take, from a sample of the beginning.
+    let sample = floor_char_boundary(text, start + SAMPLE.min(end - start));
+    let wanted = encode_target(
         sample - start,
         linear.token_ends(&bytes[start..sample]).len(),
         limit,
     )
-    .map_or(piece_end, |length| {
-        start.saturating_add(length).min(piece_end)
-    });
+    .unwrap_or(end - start);
+    // Cut pieces from a window twice that long, not from the whole stretch.
+    let mut window = floor_char_boundary(text, start.saturating_add(wanted.saturating_mul(2).saturating_add(LONG_PIECE)).min(end));
+    let mut piece_end = start + linear.first_piece_len(&text[start..window]);
+    if piece_end - start < LONG_PIECE {
+        return None;
+    }
+    let mut until = start.saturating_add(wanted).min(piece_end);
     loop {
         let ends = linear.token_ends(&bytes[start..until]);
         if until < piece_end && ends.len() <= limit.saturating_add(MARGIN) {
             // Too few tokens to decide: encode a longer beginning.
+            until = grow(Side::Head, start, until, piece_end);
+            continue;
+        }
+        if until >= piece_end && piece_end == window && window < end && ends.len() <= limit {
+            // The whole window is one piece and fits: the piece may go on.
+            window = floor_char_boundary(text, start.saturating_add((window - start).saturating_mul(2)).min(end));
+            piece_end = start + linear.first_piece_len(&text[start..window]);
             until = grow(Side::Head, start, until, piece_end);
             continue;
         }
@@ -142,26 +150,33 @@ fn search_tail(
     end: usize,
     limit: usize,
 ) -> Option<Found> {
-    // The last piece of the stretch: pieces are cut from the left, but whatever
-    // offset the cutting starts at, a suffix that starts at one of its pieces is cut
-    // the same way alone (the patterns do not look behind).
-    let piece_start = last_piece_start(linear, text, start, end)?;
-    if end - piece_start < LONG_PIECE {
-        return None;
-    }
     let bytes = text.as_bytes();
-    let sample = ceil_char_boundary(text, end - SAMPLE.min(end - piece_start));
-    let mut from = encode_target(
+    let sample = ceil_char_boundary(text, end - SAMPLE.min(end - start));
+    let wanted = encode_target(
         end - sample,
         linear.token_ends(&bytes[sample..end]).len(),
         limit,
     )
-    .map_or(piece_start, |length| {
-        end.saturating_sub(length).max(piece_start)
-    });
+    .unwrap_or(end - start);
+    // The last piece of a window twice that long: pieces are cut from the left,
+    // but whatever offset the cutting starts at, a suffix that starts at one of its
+    // pieces is cut the same way alone (the patterns do not look behind).
+    let mut window = ceil_char_boundary(text, end.saturating_sub(wanted.saturating_mul(2).saturating_add(LONG_PIECE)).max(start));
+    let mut piece_start = last_piece_start(linear, text, window, end)?;
+    if end - piece_start < LONG_PIECE {
+        return None;
+    }
+    let mut from = end.saturating_sub(wanted).max(piece_start);
     loop {
         let ends = linear.token_ends(&bytes[from..end]);
         if from > piece_start && ends.len() <= limit.saturating_add(MARGIN) {
+            from = grow(Side::Tail, end, from, piece_start);
+            continue;
+        }
+        if from <= piece_start && piece_start == window && window > start && ends.len() <= limit {
+            // The whole window is one piece and fits: the piece may go on.
+            window = ceil_char_boundary(text, end.saturating_sub((end - window).saturating_mul(2)).max(start));
+            piece_start = last_piece_start(linear, text, window, end)?;
             from = grow(Side::Tail, end, from, piece_start);
             continue;
         }
@@ -170,11 +185,7 @@ fn search_tail(
         let count = ends.len();
         let starts: Vec<(usize, usize)> = (1..=count.min(limit))
             .map(|k| {
-                let at = if k == count {
-                    from
-                } else {
-                    from + ends[count - k - 1]
-                };
+                let at = if k == count { from } else { from + ends[count - k - 1] };
                 (at, k)
             })
             .filter(|&(at, _)| text.is_char_boundary(at))
@@ -189,25 +200,15 @@ fn search_tail(
     }
 }
 
-/// Where the last piece of `text[start..end]` starts, cutting from no farther back
-/// than needed: pieces are cut from a window that grows until its last piece starts
-/// inside it (or the window reaches `start`).
-fn last_piece_start(linear: Linear, text: &str, start: usize, end: usize) -> Option<usize> {
-    let mut window = 4 * LONG_PIECE;
-    loop {
-        let from = ceil_char_boundary(text, end.saturating_sub(window).max(start));
-        let mut last = None;
-        let mut offset = from;
-        for piece in linear.pieces(&text[from..end]) {
-            last = Some(offset);
-            offset += piece.len();
-        }
-        let last = last?;
-        if last > from || from == start {
-            return Some(last);
-        }
-        window = window.saturating_mul(4);
+/// Where the last piece of `text[from..end]` starts, cutting from `from`.
+fn last_piece_start(linear: Linear, text: &str, from: usize, end: usize) -> Option<usize> {
+    let mut last = None;
+    let mut offset = from;
+    for piece in linear.pieces(&text[from..end]) {
+        last = Some(offset);
+        offset += piece.len();
     }
+    last
 }
 
 /// The length to encode for `limit` tokens and a margin, from a sample of `bytes`

@@ -33,7 +33,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
 
-use crate::count::{TokenCounter, exact_count_within};
+use crate::count::{TokenCounter, count_joined, exact_count_within};
 use fit::{Fit, Ledger, Side, floor_char_boundary};
 
 /// Rounds in which a cut that is over the budget steps back past one boundary,
@@ -597,7 +597,16 @@ where
             budget,
             elision: Some(elision.clone()),
         };
-        result.tokens = counter.count(&result.text());
+        // The joined text is what the model sees: counted from the parts' counts
+        // where counts add up near the junctions (`count_joined`), else whole.
+        result.tokens = count_joined(
+            counter,
+            &[
+                (head.kept, Some(head.tokens)),
+                (&elision, None),
+                (tail.kept, Some(tail.tokens)),
+            ],
+        );
         result
     };
     // Only the marker and the head are left, and they are over: drop the marker's
@@ -632,6 +641,51 @@ where
         }
     }
     best.unwrap_or_else(head_alone)
+}
+
+/// Exact counts of the beginnings of a text, up to the longest one that fits a
+/// budget, for this crate's counters: one walk like trimming's, then each beginning
+/// is counted from the nearest split point the walk recorded. What
+/// [`disclose_within`](crate::disclose_within) searches its cut with.
+pub(crate) struct Prefixes<'t, C: TokenCounter + ?Sized> {
+    ledger: Ledger<'t, C>,
+    whole: Option<usize>,
+    limit: usize,
+}
+
+impl<'t, C: TokenCounter + ?Sized> Prefixes<'t, C> {
+    /// Walks `text` until `budget` tokens of `counter` are spent.
+    pub(crate) fn new(text: &'t str, counter: &'t C, budget: usize) -> Self {
+        let mut ledger = Ledger::new(text, counter, Side::Head);
+        let (whole, limit) = match ledger.fit(budget) {
+            Fit::Whole(tokens) => (Some(tokens), text.len()),
+            Fit::Until(limit) => (None, limit),
+        };
+        Prefixes {
+            ledger,
+            whole,
+            limit,
+        }
+    }
+
+    /// The count of the whole text, when it fits the budget.
+    pub(crate) fn whole(&self) -> Option<usize> {
+        self.whole
+    }
+
+    /// Where the longest beginning that fits the budget ends: a longer one does not
+    /// fit (byte-pair counts grow with the text, but for rare dips of a token or two
+    /// inside one long piece).
+    pub(crate) fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// The exact count of `text[..end]` followed by `suffix`.
+    pub(crate) fn count_with(&mut self, end: usize, suffix: &str) -> usize {
+        let head = &self.ledger.text[..end];
+        let tokens = self.ledger.count_kept(end);
+        count_joined(self.ledger.counter, &[(head, Some(tokens)), (suffix, None)])
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,89 @@
+//! One operation, for `valgrind --tool=callgrind`: instruction counts do not
+//! depend on the load of a shared machine, so their ratios are exact where the
+//! clock is noisy. Every contender runs inside `measured`, which callgrind is told
+//! to count alone:
+//!
+//! ```text
+//! cargo bench --bench instructions --no-run
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect='*measured*' \
+//!     target/release/deps/instructions-<hash> <contender> <shape> <bytes> <head|tail> <budget>
+//! ```
+//!
+//! `contender` is `ctxbudget` (`trim_with`), `floor` (one `bpe-openai` count of
+//! the text `ctxbudget` keeps), `floor-tiktoken-rs` (one `tiktoken-rs` count of
+//! it), `count` (one `Tiktoken` count of the whole input), `count-bpe-openai` and
+//! `count-tiktoken-rs`, or `head-and-tail`, `disclose_within` and `select` (the
+//! last three ignore the side). `benches/instructions.sh` runs the table of
+//! `BENCHMARKS.md`. Without arguments (as `cargo bench` runs it) it does nothing.
+
+use std::hint::black_box;
+
+use ctxbudget::select::SelectOptions;
+use ctxbudget::{Keep, Tiktoken, TokenCounter, TrimOptions, disclose_within, select, trim_with};
+use ctxbudget_tests::shapes::shape;
+
+#[inline(never)]
+fn measured(run: &dyn Fn() -> usize) -> usize {
+    black_box(run())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let [contender, name, bytes, side, budget] = args.as_slice() else {
+        return;
+    };
+    let bytes: usize = bytes.parse().expect("bytes is a number");
+    let budget: usize = budget.parse().expect("budget is a number");
+    let keep = if side == "tail" { Keep::Tail } else { Keep::Head };
+    let text = shape(name, bytes);
+    let counter = Tiktoken::o200k_base();
+    let linear = bpe_openai::o200k_base();
+    let classic = || tiktoken_rs::o200k_base_singleton();
+    let options = TrimOptions::new().keep(keep);
+    let kept = || trim_with(&text, budget, &counter, &options).kept;
+    // Load the vocabularies before the measured part (tiktoken-rs only when used).
+    black_box((counter.count("a"), linear.count("a")));
+    if contender.contains("tiktoken-rs") {
+        black_box(classic().encode_ordinary("a"));
+    }
+    let both = TrimOptions::new().keep(Keep::HeadAndTail);
+    let chunks = [(text.as_str(), 0.9), ("A short chunk.", 0.5)];
+    let tokens = match contender.as_str() {
+        "ctxbudget" => measured(&|| trim_with(&text, budget, &counter, &options).tokens),
+        "floor" => {
+            let kept = kept();
+            measured(&|| linear.count(kept))
+        }
+        "floor-tiktoken-rs" => {
+            let kept = kept();
+            measured(&|| classic().encode_ordinary(kept).len())
+        }
+        "count" => measured(&|| counter.count(&text)),
+        "count-bpe-openai" => measured(&|| linear.count(text.as_str())),
+        "count-tiktoken-rs" => measured(&|| classic().encode_ordinary(&text).len()),
+        "head-and-tail" => measured(&|| trim_with(&text, budget, &counter, &both).tokens),
+        "head-and-tail-floor" => {
+            let output = trim_with(&text, budget, &counter, &both).text().into_owned();
+            measured(&|| linear.count(output.as_str()))
+        }
+        "disclose_within" => measured(&|| {
+            disclose_within(&text, budget, &counter, "lines", "read the file")
+                .map_or(0, |d| d.tokens)
+        }),
+        "disclose_within-floor" => {
+            let output = disclose_within(&text, budget, &counter, "lines", "read the file")
+                .map(|d| d.text())
+                .unwrap_or_default();
+            measured(&|| linear.count(output.as_str()))
+        }
+        "select" => measured(&|| select(&chunks, budget, &counter, &SelectOptions::new()).tokens),
+        "select-floor" => {
+            let output = select(&chunks, budget, &counter, &SelectOptions::new())
+                .text()
+                .into_owned();
+            measured(&|| linear.count(output.as_str()))
+        }
+        other => panic!("unknown contender {other}"),
+    };
+    println!("{contender} {name} {bytes} {side} {budget}: {tokens} tokens");
+}

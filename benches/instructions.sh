@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Instruction counts (callgrind) of trimming and of one count of what it keeps, for
+# every shape, size, side and budget of BENCHMARKS.md; prints a Markdown table.
+# Usage: bash benches/instructions.sh [shape ...]   (needs valgrind)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo bench --bench instructions --no-run 2>/dev/null
+target="${CARGO_TARGET_DIR:-target}"
+binary=$(ls -t "$target"/release/deps/instructions-* | grep -v '\.d$' | head -1)
+shapes=("$@")
+if [ ${#shapes[@]} -eq 0 ]; then
+    shapes=(prose markdown code one-line one-letter cjk cjk-nopunct emoji-zwj base64 base64-alnum)
+fi
+count() {
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect='*measured*' \
+        "$binary" "$@" 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+echo "| input | side | budget | ctxbudget (Ir) | floor (Ir) | ctxbudget / floor | tiktoken-rs floor / ctxbudget |"
+echo "|---|---|---|---|---|---|---|"
+for shape in "${shapes[@]}"; do
+    for bytes in 1000000 10000000; do
+        for side in head tail; do
+            for budget in 512 4096 32768; do
+                ours=$(count ctxbudget "$shape" "$bytes" "$side" "$budget")
+                floor=$(count floor "$shape" "$bytes" "$side" "$budget")
+                classic=$(count floor-tiktoken-rs "$shape" "$bytes" "$side" "$budget")
+                label="$shape-$((bytes / 1000000))MB"
+                awk -v l="$label" -v s="$side" -v b="$budget" -v o="$ours" -v f="$floor" -v c="$classic" \
+                    'BEGIN { printf "| %s | %s | %d | %d | %d | %.2fx | %.2fx |\n", l, s, b, o, f, o / f, c / o }'
+            done
+        done
+    done
+done
