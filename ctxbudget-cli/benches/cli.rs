@@ -80,6 +80,7 @@ fn main() {
         .env("RAYON_NUM_THREADS", "2"),
     ];
     let mut times: Vec<Vec<Duration>> = vec![Vec::new(); contenders.len()];
+    let mut cpu: Vec<Vec<Duration>> = vec![Vec::new(); contenders.len()];
     let mut order: Vec<usize> = (0..contenders.len()).collect();
     let mut random = Random::new();
     // One round to warm the page cache and check the outputs agree.
@@ -91,19 +92,25 @@ fn main() {
     for round in 0..rounds {
         random.shuffle(&mut order);
         for &i in &order {
+            let before = children_cpu();
             times[i].push(contenders[i].run().1);
+            cpu[i].push(children_cpu().saturating_sub(before));
         }
         eprintln!("round {}/{rounds} done", round + 1);
     }
+    let median_cpu: Vec<Duration> = cpu.iter_mut().map(|t| median(t)).collect();
     let median: Vec<Duration> = times.iter_mut().map(|t| median(t)).collect();
     println!("\nmedians of {rounds} rounds, 10 MB = {TEN_MB} bytes, batch = {batch_lines} lines\n");
-    for (contender, time) in contenders.iter().zip(&median) {
+    println!("{:<44} {:>13} {:>17}", "", "wall", "CPU (user+sys)");
+    for ((contender, time), cpu) in contenders.iter().zip(&median).zip(&median_cpu) {
         println!(
-            "{:<44} {:>10.1} ms",
+            "{:<44} {:>10.1} ms {:>14.0} ms",
             contender.name,
-            time.as_secs_f64() * 1e3
+            time.as_secs_f64() * 1e3,
+            cpu.as_secs_f64() * 1e3
         );
     }
+    let cpu_ratio = |a: usize, b: usize| median_cpu[a].as_secs_f64() / median_cpu[b].as_secs_f64();
     let ratio = |a: usize, b: usize| median[a].as_secs_f64() / median[b].as_secs_f64();
     let rate = |i: usize| {
         #[allow(clippy::cast_precision_loss)]
@@ -111,8 +118,16 @@ fn main() {
         lines / median[i].as_secs_f64()
     };
     println!();
-    println!("count all cores / library count:  {:.2}x", ratio(0, 2));
-    println!("count 1 thread / library count:   {:.2}x", ratio(1, 2));
+    println!(
+        "count all cores / library count:  {:.2}x wall, {:.2}x CPU",
+        ratio(0, 2),
+        cpu_ratio(0, 2)
+    );
+    println!(
+        "count 1 thread / library count:   {:.2}x wall, {:.2}x CPU",
+        ratio(1, 2),
+        cpu_ratio(1, 2)
+    );
     println!(
         "batch count: {:.0} lines/s on 1 thread, {:.0} on 2 ({:.2}x)",
         rate(5),
@@ -197,6 +212,25 @@ impl Contender {
             .to_owned();
         (first, elapsed)
     }
+}
+
+/// The CPU time of the children this process has waited for (Linux: the `cutime` and
+/// `cstime` fields of `/proc/self/stat`, in clock ticks of 10 ms); zero elsewhere.
+fn children_cpu() -> Duration {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return Duration::ZERO;
+    };
+    let Some(after_name) = stat.rfind(')').map(|at| &stat[at + 1..]) else {
+        return Duration::ZERO;
+    };
+    // Fields from the third (state) on: cutime is the 16th field, cstime the 17th.
+    let fields: Vec<u64> = after_name
+        .split_whitespace()
+        .skip(1)
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    let ticks = fields.get(12).copied().unwrap_or(0) + fields.get(13).copied().unwrap_or(0);
+    Duration::from_millis(ticks * 10)
 }
 
 fn median(times: &mut [Duration]) -> Duration {
