@@ -102,47 +102,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let counter = Tiktoken::o200k_base();
     let assembled = context.assemble(&counter)?;
 
-    println!(
-        "{:<10} {:>8} {:>8} {:>7}  what was kept",
-        "layer", "reserved", "granted", "tokens"
-    );
-    for layer in &assembled.layers {
-        let fitted = &layer.fitted;
-        // Ranked chunks are chosen by score whatever the policy.
-        let how = if fitted.unit == "whole chunks" {
-            "best score first".to_owned()
-        } else {
-            format!("policy {}", layer.policy)
-        };
-        // Units: messages for the history, whole chunks for retrieval, lines for the
-        // disclosed guide, bytes for plain text.
-        let what = if fitted.cut() {
-            format!(
-                "kept {} of {} {}, {} dropped ({how})",
-                fitted.kept,
-                fitted.total,
-                fitted.unit,
-                fitted.total - fitted.kept,
-            )
-        } else {
-            format!("whole ({} {})", fitted.total, fitted.unit)
-        };
-        println!(
-            "{:<10} {:>8} {:>8} {:>7}  {what}",
-            layer.name,
-            layer.reservation,
-            layer.granted,
-            layer.tokens()
-        );
-    }
-    println!(
-        "\nprompt: {} tokens of {} ({} for the answer, {} unused; each separator costs {})",
-        assembled.tokens,
-        assembled.limit,
-        AgentContextLayer::Output.budget(),
-        assembled.unused(),
-        assembled.separator_tokens
-    );
+    // The report: each layer's policy, reservation, grant, tokens and what it kept
+    // and dropped; then the prompt against the limit and the output reservation.
+    println!("{assembled}\n");
 
     if let Some(guide) = assembled.layer("guide") {
         let note = guide.text().lines().last().unwrap_or_default();
@@ -155,7 +117,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
 
-    println!("\ntelemetry: {}", assembled.usage.to_json());
+    println!("\ntelemetry: {}", assembled.to_json());
 
     // A system prompt over its reservation is refused, naming the layer and the excess.
     let too_long = AgentContext::builder()

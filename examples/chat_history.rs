@@ -57,11 +57,14 @@ fn main() {
     }
     println!("\ndropped:");
     for d in trimmed.dropped() {
+        // With a hook, every message was counted; `trim` alone leaves the messages
+        // beyond the first one that did not fit uncounted (`None`).
+        let tokens = d.tokens.map_or_else(|| "-".to_owned(), |t| t.to_string());
         println!(
             "  #{:<2} {:<9} {:>3} tokens  {}  ({})",
             d.seq,
             history[d.seq].role,
-            d.tokens,
+            tokens,
             preview(&history[d.seq]),
             d.reason
         );

@@ -449,8 +449,8 @@ fn malformed_configs_say_where_and_what_was_expected() {
     let json_cases = [
         (
             "{\"total\": 100,\n \"layers\": {\"a\": \"x\"}}",
-            "invalid type: string \"x\", expected `layers.a` as a non-negative integer token \
-             count at line 2 column 20",
+            "`layers.a` is the string \"x\": a token count must be a number; remove the \
+             quotes at line 2 column 20",
         ),
         (
             "[8192]",

@@ -767,7 +767,8 @@ proptest! {
 
                 for d in trimmed.dropped() {
                     let role = history[d.seq].role;
-                    prop_assert_eq!(d.tokens, format.message_tokens(&CharEstimate, &history[d.seq]));
+                    // With a hook every message is counted first.
+                    prop_assert_eq!(d.tokens, Some(format.message_tokens(&CharEstimate, &history[d.seq])));
                     if include_system && role == Role::System {
                         prop_assert_eq!(d.reason, DropReason::Hook);
                     }
@@ -794,6 +795,81 @@ proptest! {
                 prop_assert!(include_system || keep_latest_user, "nothing was protected");
             }
             Err(other) => prop_assert!(false, "unexpected error {other}"),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// `trim`, which counts only what it must, keeps what `trim_with` (which counts
+    /// every message for its hook) keeps with a hook that removes nothing, with the
+    /// same costs, the same reasons and the same errors; it counts each message at
+    /// most once (the message kept in part aside), and what it leaves uncounted was
+    /// dropped.
+    #[test]
+    fn lazy_trim_keeps_what_the_counting_trim_keeps(
+        pieces in prop::collection::vec(piece(), 0..30),
+        budget in 0usize..400,
+        keep_first in any::<bool>(),
+        include_system in any::<bool>(),
+        keep_latest_user in any::<bool>(),
+        start_mask in 0u8..16,
+        end_mask in 0u8..16,
+        allow_partial in any::<bool>(),
+    ) {
+        let history = build(&pieces);
+                let strategy = if keep_first { ChatStrategy::KeepFirst } else { ChatStrategy::KeepLast };
+        let seen = std::cell::RefCell::new(HashMap::<*const u8, usize>::new());
+        let counting = |text: &str| {
+            *seen.borrow_mut().entry(text.as_ptr()).or_default() += 1;
+            ctxbudget::TokenCounter::count(&CharEstimate, text)
+        };
+        let trimmer = |counter| {
+            ChatTrimmer::new(counter, budget)
+                .with_strategy(strategy)
+                .with_include_system(include_system)
+                .with_keep_latest_user(keep_latest_user)
+                .with_start_on(roles_of(start_mask))
+                .with_end_on(roles_of(end_mask))
+                .with_allow_partial(allow_partial)
+        };
+        let lazy = trimmer(&counting as &dyn ctxbudget::TokenCounter).trim(&history);
+        let counting_all = trimmer(&CharEstimate as &dyn ctxbudget::TokenCounter)
+            .trim_with(&history, |_| {});
+        match (lazy, counting_all) {
+            (Ok(lazy), Ok(all)) => {
+                let shape = |t: &ctxbudget::chat::TrimmedChat<'_, Message>| -> Vec<(usize, usize, Option<String>)> {
+                    t.elements()
+                        .iter()
+                        .map(|e| (e.seq, e.tokens, e.partial.map(|p| p.text.to_owned())))
+                        .collect()
+                };
+                prop_assert_eq!(shape(&lazy), shape(&all));
+                prop_assert_eq!(lazy.tokens(), all.tokens());
+                prop_assert_eq!(lazy.dropped().len(), all.dropped().len());
+                for (l, a) in lazy.dropped().iter().zip(all.dropped()) {
+                    prop_assert_eq!((l.seq, l.reason), (a.seq, a.reason));
+                    prop_assert!(l.tokens.is_none_or(|t| Some(t) == a.tokens));
+                }
+                // Contents are counted at most once, except the one cut in part (which
+                // `start_on` or `end_on` may drop afterwards).
+                let mut again = 0;
+                for (seq, m) in history.iter().enumerate() {
+                    let times = seen.borrow().get(&m.content.as_ptr()).copied().unwrap_or(0);
+                    if times > 1 && !m.content.is_empty() {
+                        again += 1;
+                        prop_assert!(allow_partial, "seq {} counted {} times", seq, times);
+                    }
+                    let kept = lazy.elements().iter().any(|e| e.seq == seq);
+                    if kept && !m.content.is_empty() {
+                        prop_assert!(times >= 1, "kept seq {} was not counted", seq);
+                    }
+                }
+                prop_assert!(again <= 1, "{} messages counted more than once", again);
+            }
+            (Err(l), Err(a)) => prop_assert_eq!(l, a),
+            (l, a) => prop_assert!(false, "trim gave {:?}, trim_with {:?}", l.map(|t| t.tokens()), a.map(|t| t.tokens())),
         }
     }
 }

@@ -212,7 +212,7 @@ fn first_30_allow_partial_end_on_human() {
     assert!(trimmed.partial().is_none());
     // The message cut in part was then dropped whole, and is reported whole.
     let m2 = trimmed.dropped().iter().find(|d| d.seq == 2).unwrap();
-    assert_eq!((m2.reason, m2.tokens), (DropReason::EndOn, 14));
+    assert_eq!((m2.reason, m2.tokens), (DropReason::EndOn, Some(14)));
 }
 
 #[test]
@@ -420,10 +420,11 @@ fn tool_group_included_together_first() {
 
 /// Upstream checks that the counter never sees a tool message before its call
 /// (released LangChain counts reversed lists for "last"). Here the counter sees
-/// texts, not lists: each message's texts once, in history order, and nothing else
-/// — also when trimming drops most of them.
+/// texts, not lists: the kept messages' texts and those of the message that did not
+/// fit (the unit next to them), each once, unit by unit from the newest, and nothing
+/// of the messages beyond.
 #[test]
-fn counter_sees_each_message_once_in_order() {
+fn counter_sees_the_kept_messages_and_the_next_unit_once() {
     let history = tool_call_messages();
     let seen = RefCell::new(Vec::new());
     let recording = |text: &str| {
@@ -433,19 +434,26 @@ fn counter_sees_each_message_once_in_order() {
     let chat_trimmer = langchain(&recording, 30).with_format(dummy_format());
     let trimmed = chat_trimmer.trim(&history).unwrap();
     assert_eq!(seqs(&trimmed), [3, 4]);
-    let expected: Vec<String> = history
-        .iter()
-        .flat_map(|m| {
-            let calls = m.tool_calls.iter().flat_map(|c| [&c.name, &c.arguments]);
-            // Per message: the role, the tool calls, the content.
-            std::iter::once(m.role.as_str())
-                .chain(calls.map(String::as_str))
-                .chain([m.content.as_str()])
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        })
-        .collect();
+    let texts = |m: &Message| -> Vec<String> {
+        let calls = m.tool_calls.iter().flat_map(|c| [&c.name, &c.arguments]);
+        // Per message: the role, the tool calls, the content.
+        std::iter::once(m.role.as_str())
+            .chain(calls.map(String::as_str))
+            .chain([m.content.as_str()])
+            .map(str::to_owned)
+            .collect()
+    };
+    // The tool call 3 with its result 4 is kept (24 tokens); 2 is the unit that did
+    // not fit (34 > 30); 1 and 0 are dropped without being counted.
+    let expected: Vec<String> = [3, 4, 2].iter().flat_map(|&s| texts(&history[s])).collect();
     assert_eq!(*seen.borrow(), expected);
+    let uncounted: Vec<usize> = trimmed
+        .dropped()
+        .iter()
+        .filter(|d| d.tokens.is_none())
+        .map(|d| d.seq)
+        .collect();
+    assert_eq!(uncounted, [0, 1]);
 }
 
 /// With `allow_partial`, the message kept in part is counted again, to cut it; no
@@ -465,9 +473,11 @@ fn only_the_message_kept_in_part_is_counted_again() {
     let trimmed = chat_trimmer.trim(&history).unwrap();
     assert_eq!(seqs(&trimmed), [0, 2, 3, 4]);
     let seen = seen.borrow();
-    let once: Vec<&str> = history
+    // The system message (kept whatever the budget), then from the newest back:
+    // 4 and 3 fit, 2 does not; 1 is never counted.
+    let once: Vec<&str> = [0, 4, 3, 2]
         .iter()
-        .flat_map(|m| [m.role.as_str(), &m.content])
+        .flat_map(|&s| [history[s].role.as_str(), &history[s].content])
         .collect();
     assert_eq!(seen[..once.len()], once);
     // Then M2's role, for its overhead, and pieces of M2's content while cutting it.

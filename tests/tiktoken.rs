@@ -195,7 +195,7 @@ proptest! {
     /// kind of whitespace, where the pre-tokenizer's look-ahead matters most.
     #[test]
     fn split_points_are_additive_on_arbitrary_text(
-        text in "[a-zA-Z0-9 \t\n\r.,'’!?+/\u{a0}\u{3000}é日本。、々〇\u{301}\u{903}क-]{1,40}",
+        text in "[a-zA-Z0-9 \t\n\r\u{b}\u{85}.,'’!?+/\u{a0}\u{3000}é日本。、々〇\u{301}\u{903}क²½٣ⅷ👩\u{200d}\u{fe0f}-]{1,40}",
         encoding in 0usize..4,
     ) {
         let counter = all_encodings()[encoding];

@@ -35,6 +35,16 @@ impl Amount {
     }
 }
 
+/// `share = 0.25`: a share of the window, as written and in parts per million.
+#[derive(Clone)]
+pub struct ShareLit {
+    /// Parts per million, at most 1,000,000.
+    pub ppm: u32,
+    /// The literal as written, for messages and docs.
+    pub text: String,
+    pub span: Span,
+}
+
 /// What makes a layer of a derive: the content field behind it.
 pub struct FieldLayer {
     pub ty: Type,
@@ -47,6 +57,8 @@ pub struct FieldLayer {
     pub recovery_seen: bool,
     /// `grow` (priority 1) or `grow = N`, with the span of the key.
     pub grow: Option<(u32, Span)>,
+    /// `role = ..`: the name (one of [`keys::ROLES`]) and its span.
+    pub role: Option<(String, Span)>,
 }
 
 pub struct Layer {
@@ -56,8 +68,10 @@ pub struct Layer {
     pub ident: Ident,
     /// The layer enum variant (`memory` -> `Memory`).
     pub variant: Ident,
-    /// `None` when the reservation is missing or was rejected.
+    /// `None` when the reservation is missing, was rejected, or is a share.
     pub tokens: Option<Amount>,
+    /// `share = F`: the layer reserves a share of the window instead of tokens.
+    pub share: Option<ShareLit>,
     /// `Some` for layers backed by a field of a derived struct.
     pub field: Option<FieldLayer>,
     /// Doc comments given on the layer (`budget!` only).
@@ -120,9 +134,13 @@ pub fn variant_ident(name: &str, span: Span) -> Ident {
 /// The layer keys and attribute keys, in one place.
 pub mod keys {
     pub const CONTEXT: &[&str] = &["total", "output", "crate", "separator"];
-    pub const BUDGET: &[&str] = &["tokens", "required", "policy", "recovery", "grow"];
+    pub const BUDGET: &[&str] = &[
+        "tokens", "share", "required", "policy", "recovery", "grow", "role",
+    ];
     /// The values of `policy = ..`.
     pub const POLICIES: &[&str] = &["head", "tail", "head_and_tail", "disclose", "never"];
+    /// The values of `role = ..`.
+    pub const ROLES: &[&str] = &["system", "user"];
     /// Layer names that would collide with telemetry keys.
     pub const RESERVED_NAMES: &[&str] = &["total", "spent", "remaining"];
 }

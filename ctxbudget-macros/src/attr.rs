@@ -2,7 +2,8 @@
 //! attributes into a [`Budget`], pushing every mistake to [`Errors`].
 
 use crate::ast::{
-    Amount, Budget, FieldLayer, Layer, keys, nearest, unknown_key_message, variant_ident,
+    Amount, Budget, FieldLayer, Layer, ShareLit, keys, nearest, unknown_key_message,
+    variant_ident,
 };
 use crate::errors::Errors;
 use proc_macro2::Span;
@@ -273,6 +274,119 @@ fn policy(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<(St
     Ok(None)
 }
 
+/// `share = 0.25`: a decimal fraction of the window from 0 to 1, rounded to the
+/// nearest millionth as the runtime's `Share::new` rounds it.
+fn share(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<ShareLit>> {
+    let expr: Expr = meta.value()?.parse()?;
+    let (value, text, span) = match &expr {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Float(lit),
+            ..
+        }) if lit.suffix().is_empty() => (lit.base10_parse::<f64>().ok(), lit.to_string(), lit.span()),
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(lit), ..
+        }) if lit.suffix().is_empty() => (
+            lit.base10_parse::<u64>().ok().map(|v| match v {
+                0 => 0.0,
+                1 => 1.0,
+                _ => 2.0,
+            }),
+            lit.to_string(),
+            lit.span(),
+        ),
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => {
+            errors.error_spanned_by(
+                lit,
+                format!(
+                    "`share` must be a number, not a string; remove the quotes: `share = {}`",
+                    lit.value()
+                ),
+            );
+            return Ok(None);
+        }
+        Expr::Unary(syn::ExprUnary {
+            op: UnOp::Neg(_), ..
+        }) => {
+            errors.error_spanned_by(
+                &expr,
+                "`share` cannot be negative; a share of the window is from 0 to 1, such as \
+                 `share = 0.25`",
+            );
+            return Ok(None);
+        }
+        _ => {
+            errors.error_spanned_by(
+                &expr,
+                "`share` must be a decimal literal from 0 to 1, such as `share = 0.25`; for a \
+                 fixed number of tokens write `tokens = N`",
+            );
+            return Ok(None);
+        }
+    };
+    match value {
+        Some(value) if (0.0..=1.0).contains(&value) => {
+            // In [0, 1_000_000]: the cast cannot truncate.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let ppm = (value * 1_000_000.0).round() as u32;
+            Ok(Some(ShareLit { ppm, text, span }))
+        }
+        _ => {
+            errors.error_at(
+                span,
+                format!(
+                    "`share = {text}` is not a share of the window: write a fraction from 0 to \
+                     1, such as `share = 0.25`; for a fixed number of tokens write `tokens = N`"
+                ),
+            );
+            Ok(None)
+        }
+    }
+}
+
+/// `role = system` or `role = user`, as a bare word.
+fn role(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<(String, Span)>> {
+    let expr: Expr = meta.value()?.parse()?;
+    let word = match &expr {
+        Expr::Path(path) if path.qself.is_none() => path.path.get_ident().cloned(),
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => {
+            errors.error_spanned_by(
+                lit,
+                format!("write the role without quotes: `role = {}`", lit.value()),
+            );
+            return Ok(None);
+        }
+        _ => None,
+    };
+    let Some(word) = word else {
+        errors.error_spanned_by(
+            &expr,
+            "`role` is `system` or `user`: write e.g. `role = system`",
+        );
+        return Ok(None);
+    };
+    let name = syn::ext::IdentExt::unraw(&word).to_string();
+    if keys::ROLES.contains(&name.as_str()) {
+        return Ok(Some((name, word.span())));
+    }
+    let message = match nearest(&name, keys::ROLES) {
+        Some(near) => format!("unknown role `{name}`; did you mean `{near}`?"),
+        None if name == "history" => "`role = history` is not written: a chat history's \
+             messages are sent as messages without it; use `role = system` or `role = user` \
+             to send it as text"
+            .to_owned(),
+        None => format!(
+            "unknown role `{name}`; expected `system` (part of the system message) or `user` \
+             (part of the final user message)"
+        ),
+    };
+    errors.error_spanned_by(&word, message);
+    Ok(None)
+}
+
 /// `grow` (priority 1) or `grow = N` (an integer priority; higher grows first).
 fn grow(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<(u32, Span)>> {
     let span = meta.path.span();
@@ -304,6 +418,10 @@ fn grow(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<(u32,
 struct BudgetAttr {
     tokens: Option<Amount>,
     tokens_seen: bool,
+    share: Option<ShareLit>,
+    /// The span of the `share` key, when it was written.
+    share_seen: Option<Span>,
+    role: Option<(String, Span)>,
     required: bool,
     policy: Option<(String, Span)>,
     recovery: Option<LitStr>,
@@ -353,6 +471,11 @@ fn parse_budget(attr: &syn::Attribute, out: &mut BudgetAttr, errors: &mut Errors
             }
         } else if key == "grow" {
             out.grow = grow(&meta, errors)?;
+        } else if key == "share" {
+            out.share_seen = Some(meta.path.span());
+            out.share = share(&meta, errors)?;
+        } else if key == "role" {
+            out.role = role(&meta, errors)?;
         } else if meta.input.peek(Token![=]) {
             errors.error_spanned_by(
                 &meta.path,
@@ -456,7 +579,15 @@ pub fn parse_derive(input: &DeriveInput, errors: &mut Errors) -> Option<Budget> 
                      and needs a reservation"
                 ),
             );
-        } else if !budget.tokens_seen {
+        } else if let (true, Some(span)) = (budget.tokens_seen, budget.share_seen) {
+            errors.error_at(
+                span,
+                format!(
+                    "field `{name}` has both `tokens` and `share`: give it either a fixed \
+                     reservation (`tokens = N`) or a share of the window (`share = F`)"
+                ),
+            );
+        } else if !budget.tokens_seen && budget.share_seen.is_none() {
             errors.error_spanned_by(
                 &ident,
                 format!(
@@ -470,6 +601,7 @@ pub fn parse_derive(input: &DeriveInput, errors: &mut Errors) -> Option<Budget> 
             name,
             ident,
             tokens: budget.tokens,
+            share: budget.share,
             field: Some(FieldLayer {
                 ty: field.ty.clone(),
                 required: budget.required,
@@ -477,6 +609,7 @@ pub fn parse_derive(input: &DeriveInput, errors: &mut Errors) -> Option<Budget> 
                 recovery: budget.recovery,
                 recovery_seen: budget.recovery_seen,
                 grow: budget.grow,
+                role: budget.role,
             }),
             // The field's docs describe the layer too.
             docs: field
@@ -493,6 +626,7 @@ pub fn parse_derive(input: &DeriveInput, errors: &mut Errors) -> Option<Budget> 
             ident: syn::Ident::new("output", span),
             variant: syn::Ident::new("Output", span),
             tokens: Some(tokens),
+            share: None,
             field: None,
             docs: Vec::new(),
         });

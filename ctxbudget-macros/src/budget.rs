@@ -184,6 +184,7 @@ pub fn model(input: Input, errors: &mut Errors) -> Budget {
             Layer {
                 variant: variant_ident(&name, entry.ident.span()),
                 tokens: amount(entry.tokens, &name, errors),
+                share: None,
                 name,
                 ident: entry.ident,
                 field: None,

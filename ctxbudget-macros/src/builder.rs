@@ -17,7 +17,7 @@
 use crate::ast::{Budget, FieldLayer, Layer};
 use crate::expand::{
     builder_ident, field_layers, fresh_ident, fresh_lifetime, generic_args, mentions_params,
-    runtime, table_owner, taken_names, tokens_doc, usage_ident, with_args,
+    reservation_doc, runtime, table_owner, taken_names, usage_ident, with_args,
 };
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -317,9 +317,9 @@ pub fn builder(budget: &Budget) -> TokenStream {
                 }
             });
             let doc = format!(
-                "Sets layer `{}` (required; reservation: {} tokens).",
+                "Sets layer `{}` (required; reservation: {}).",
                 layer.name,
-                tokens_doc(layer.tokens.as_ref())
+                reservation_doc(layer)
             );
             let is_unset = &layer_states.is_unset;
             // Every token at the field, so "required by this bound" points there.
@@ -344,9 +344,9 @@ pub fn builder(budget: &Budget) -> TokenStream {
             let name = &layer.ident;
             let (input, value) = setter_input(&field.ty, budget);
             let doc = format!(
-                "Sets layer `{}` (optional, `Default` when unset; reservation: {} tokens).",
+                "Sets layer `{}` (optional, `Default` when unset; reservation: {}).",
                 layer.name,
-                tokens_doc(layer.tokens.as_ref())
+                reservation_doc(layer)
             );
             quote! {
                 #[doc = #doc]
@@ -463,10 +463,12 @@ pub fn builder(budget: &Budget) -> TokenStream {
     }
 }
 
-/// `assemble()`: the fields as `&dyn LayerContent`, their policies and growth, and a
-/// call to the runtime. The bounds on the field types are higher-ranked so that they
-/// are checked where `assemble()` is called: a context whose fields are not all
-/// content still derives, it just has no callable `assemble()`.
+/// `assemble()`, `assemble_with()` and `assemble_messages()`: the fields as
+/// `LayerInput`s with their policies, growth and roles (a hidden method writes them
+/// once), and a call to the runtime. The bounds on the field types are higher-ranked
+/// so that they are checked where the methods are called: a context whose fields are
+/// not all content still derives, it just has no callable `assemble()`.
+#[allow(clippy::too_many_lines)] // one `quote!` per generated method
 fn assemble(budget: &Budget) -> TokenStream {
     let Budget { vis, ident, .. } = budget;
     let rt = runtime(budget);
@@ -477,15 +479,17 @@ fn assemble(budget: &Budget) -> TokenStream {
     let bound_life = fresh_lifetime("'__l", &taken);
     let counter = fresh_ident("__C", &taken, proc_macro2::Span::call_site());
     let fields = field_layers(budget);
-    let bounds = fields.iter().map(|(_, field)| {
-        let ty = &field.ty;
-        quote_spanned!(ty.span()=> for<#bound_life> #ty: #rt::LayerContent)
-    });
-    let contents = fields.iter().map(|(layer, _)| {
+    let count = fields.len();
+    let bounds: Vec<TokenStream> = fields
+        .iter()
+        .map(|(_, field)| {
+            let ty = &field.ty;
+            quote_spanned!(ty.span()=> for<#bound_life> #ty: #rt::LayerContent)
+        })
+        .collect();
+    let inputs = fields.iter().map(|(layer, field)| {
         let name = &layer.ident;
-        quote!(&self.#name as &dyn #rt::LayerContent)
-    });
-    let plans = fields.iter().map(|(_, field)| {
+        let layer_name = &layer.name;
         let policy = match field.policy.as_ref().map(|(name, _)| name.as_str()) {
             None => quote!(::core::option::Option::None),
             Some("disclose") => {
@@ -509,7 +513,14 @@ fn assemble(budget: &Budget) -> TokenStream {
             || quote!(::core::option::Option::None),
             |(priority, _)| quote!(::core::option::Option::Some(#priority)),
         );
-        quote!(#rt::LayerPlan::new(#policy, #grow))
+        let role = match field.role.as_ref().map(|(name, _)| name.as_str()) {
+            Some("system") => quote!(::core::option::Option::Some(#rt::LayerRole::System)),
+            Some(_) => quote!(::core::option::Option::Some(#rt::LayerRole::User)),
+            None => quote!(::core::option::Option::None),
+        };
+        quote! {
+            #rt::LayerInput::new(#layer_name, &self.#name).with_settings(#policy, #grow, #role)
+        }
     });
     let separator = budget
         .separator
@@ -523,11 +534,45 @@ fn assemble(budget: &Budget) -> TokenStream {
         "Fits every layer of [`{ident}`] to its reservation (layers marked `grow` also get \
          what the others leave), joins them with {separator_doc} and checks the prompt with \
          `counter` against the total less the output reservation. Returns the fitted \
-         layers, the prompt and a [`{usage_ident}`] with each layer's spend.\n\n\
+         layers, the prompt, its report and a [`{usage_ident}`] with each layer's spend.\n\n\
          # Errors\n\n`AssembleError::LayerOverBudget` for a layer marked `policy = never` \
          that is over what it may use; see `ctxbudget::assemble::AssembleError` for the others."
     );
+    let with_doc = format!(
+        "Assembles [`{ident}`] as `assemble()` does, as `options` says: for a window chosen at \
+         run time (`AssembleOptions::for_window(window, output)`), where layers that reserve a \
+         `share` of the window are resolved at it and fixed reservations stay as declared. \
+         The usage is a `ContextUsage` of the budget used.\n\n\
+         # Errors\n\n`AssembleError::WindowTooSmall` when the window asked for is smaller than \
+         the reservations and the output reservation; otherwise as `assemble()`."
+    );
+    let messages_doc = format!(
+        "Assembles [`{ident}`] as messages, as `options` says: layers with `role = system` \
+         (and, without a role, every layer but a chat history and the last declared one) \
+         form the system message, a chat history contributes its kept messages, and the \
+         layers with `role = user` (and, without a role, the last declared one) form the \
+         final user message. The fit is checked on the messages as the options' chat format \
+         counts them: per-message tokens and the reply priming included.\n\n\
+         # Errors\n\nAs `assemble_with()`."
+    );
+    let inputs_doc = format!(
+        "The fields of [`{ident}`] with their settings, for the runtime: not API."
+    );
+    let where_clause = quote! {
+        where
+            #counter: #rt::TokenCounter + ?::core::marker::Sized,
+            #(#bounds,)*
+    };
     quote! {
+        #[doc = #inputs_doc]
+        #[doc(hidden)]
+        #vis fn __ctxbudget_layers<#life>(&#life self) -> [#rt::LayerInput<#life>; #count]
+        where
+            #(#bounds,)*
+        {
+            [#(#inputs),*]
+        }
+
         #[doc = #doc]
         #vis fn assemble<#life, #counter>(
             &#life self,
@@ -536,18 +581,49 @@ fn assemble(budget: &Budget) -> TokenStream {
             #rt::Assembled<#life, #usage_ident>,
             #rt::AssembleError,
         >
-        where
-            #counter: #rt::TokenCounter + ?::core::marker::Sized,
-            #(#bounds,)*
+        #where_clause
         {
             ::core::result::Result::map(
-                #rt::assemble::<#owner, #counter>(
-                    &[#(#contents),*],
-                    &[#(#plans),*],
-                    #separator,
-                    __counter,
-                ),
+                #rt::assemble::<#owner, #counter>(&self.__ctxbudget_layers(), #separator, __counter),
                 |__assembled| __assembled.map_usage(#usage_ident),
+            )
+        }
+
+        #[doc = #with_doc]
+        #vis fn assemble_with<#life, #counter>(
+            &#life self,
+            __counter: &#counter,
+            __options: &#rt::AssembleOptions,
+        ) -> ::core::result::Result<
+            #rt::Assembled<#life, #rt::ContextUsage>,
+            #rt::AssembleError,
+        >
+        #where_clause
+        {
+            #rt::assemble_with::<#owner, #counter>(
+                &self.__ctxbudget_layers(),
+                #separator,
+                __counter,
+                __options,
+            )
+        }
+
+        #[doc = #messages_doc]
+        #vis fn assemble_messages<#life, #counter>(
+            &#life self,
+            __counter: &#counter,
+            __options: &#rt::AssembleOptions,
+        ) -> ::core::result::Result<
+            #rt::Assembled<#life, #rt::ContextUsage, #rt::PromptMessages>,
+            #rt::AssembleError,
+        >
+        #where_clause
+        {
+            #rt::assemble_messages::<#owner, #counter>(
+                &self.__ctxbudget_layers(),
+                #separator,
+                __counter,
+                __options,
             )
         }
     }

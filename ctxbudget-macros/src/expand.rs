@@ -184,7 +184,7 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
 }
 
 /// How a reservation reads in docs: `512` or `` `MEMORY_TOKENS` ``.
-pub fn tokens_doc(amount: Option<&Amount>) -> String {
+fn tokens_doc(amount: Option<&Amount>) -> String {
     match amount {
         Some(Amount::Lit { value, .. }) => value.to_string(),
         Some(Amount::Expr(expr)) => format!("`{}`", quote!(#expr)),
@@ -192,11 +192,20 @@ pub fn tokens_doc(amount: Option<&Amount>) -> String {
     }
 }
 
+/// A layer's reservation as the docs show it: `512 tokens`, or `share 0.25 of the
+/// window`.
+pub fn reservation_doc(layer: &Layer) -> String {
+    match &layer.share {
+        Some(share) => format!("share {} of the window", share.text),
+        None => format!("{} tokens", tokens_doc(layer.tokens.as_ref())),
+    }
+}
+
 fn layer_list_doc(budget: &Budget) -> String {
     budget
         .layers
         .iter()
-        .map(|l| format!("`{}` ({})", l.name, tokens_doc(l.tokens.as_ref())))
+        .map(|l| format!("`{}` ({})", l.name, reservation_doc(l)))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -238,10 +247,7 @@ fn layer_enum(budget: &Budget) -> TokenStream {
             docs,
             ..
         } = layer;
-        let doc = format!(
-            "Layer `{name}`: {} tokens reserved.",
-            tokens_doc(layer.tokens.as_ref())
-        );
+        let doc = format!("Layer `{name}`: {} reserved.", reservation_doc(layer));
         let sep = (!docs.is_empty()).then(|| quote!(#[doc = ""]));
         quote!(#(#docs)* #sep #[doc = #doc] #variant)
     });
@@ -332,8 +338,15 @@ fn trait_impl(budget: &Budget) -> TokenStream {
     let specs = budget.layers.iter().map(|layer| {
         let name = &layer.name;
         let what = format!("the reservation of layer `{name}`");
-        let tokens = tokens_expr(budget, layer.tokens.as_ref(), &what);
         let required = layer.field.as_ref().is_some_and(|f| f.required);
+        if let Some(share) = &layer.share {
+            let ppm = share.ppm;
+            return quote!(
+                #rt::LayerSpec::new(#name, #rt::share_of(Self::TOTAL, #ppm), #required)
+                    .with_share(#rt::share(#ppm))
+            );
+        }
+        let tokens = tokens_expr(budget, layer.tokens.as_ref(), &what);
         quote!(#rt::LayerSpec::new(#name, #tokens, #required))
     });
     let table = quote! {
@@ -517,9 +530,9 @@ fn usage(budget: &Budget) -> TokenStream {
         let getter = format_ident!("{}_spent", layer.name, span = layer.ident.span());
         let variant = &layer.variant;
         let doc = format!(
-            "Tokens spent so far by layer `{}` (reservation: {} tokens).",
+            "Tokens spent so far by layer `{}` (reservation: {}).",
             layer.name,
-            tokens_doc(layer.tokens.as_ref())
+            reservation_doc(layer)
         );
         quote! {
             #[doc = #doc]

@@ -23,6 +23,7 @@ pub fn expand(mut budget: Budget) -> TokenStream {
             layer.variant = quote::format_ident!("{}{}", layer.variant, kept.len());
         }
         layer.tokens = Some(Amount::zero(span));
+        layer.share = None;
         kept.push(layer);
     }
     budget.layers = kept;

@@ -84,18 +84,83 @@ fn check_names(budget: &Budget, errors: &mut Errors) {
     }
 }
 
+/// Shares of the window adding up to more than 1 fit no window at all.
+fn check_shares(budget: &Budget, errors: &mut Errors) -> bool {
+    let mut ppm: u64 = 0;
+    let mut terms = Vec::new();
+    let mut last = None;
+    for layer in &budget.layers {
+        if let Some(share) = &layer.share {
+            ppm += u64::from(share.ppm);
+            terms.push(format!("{} {}", layer.name, share.text));
+            last = Some(share.span);
+        }
+    }
+    match last {
+        Some(span) if ppm > 1_000_000 => {
+            errors.error_at(
+                span,
+                format!(
+                    "layer shares add up to {} of the window ({}): more than the whole window; \
+                     lower the shares so that they add up to at most 1",
+                    fraction(ppm),
+                    terms.join(" + ")
+                ),
+            );
+            false
+        }
+        _ => true,
+    }
+}
+
+/// `ppm` parts per million as a decimal fraction without trailing zeros.
+fn fraction(ppm: u64) -> String {
+    let (whole, rest) = (ppm / 1_000_000, ppm % 1_000_000);
+    if rest == 0 {
+        return whole.to_string();
+    }
+    let digits = format!("{rest:06}");
+    format!("{whole}.{}", digits.trim_end_matches('0'))
+}
+
+/// The reservations at the declared total, fixed and shares, against the total.
 fn check_sum(budget: &Budget, errors: &mut Errors) {
+    if !check_shares(budget, errors) {
+        return;
+    }
     let Some(total) = &budget.total else {
         return;
     };
+    let total_value = total.literal();
     let mut sum: u64 = 0;
     let mut terms = Vec::new();
     for layer in &budget.layers {
-        // A missing or non-literal reservation: the const assertion checks the sum.
-        let Some(tokens) = layer.tokens.as_ref().and_then(Amount::literal) else {
-            return;
+        let tokens = match (&layer.share, layer.tokens.as_ref().and_then(Amount::literal)) {
+            // A share is resolved at the total; a const total is the const
+            // assertion's to check.
+            (Some(share), _) => match total_value {
+                Some(total) => {
+                    let tokens = u64::try_from(
+                        u128::from(total) * u128::from(share.ppm) / 1_000_000,
+                    )
+                    .unwrap_or(u64::MAX);
+                    terms.push(format!(
+                        "{} {} (share {})",
+                        layer.name,
+                        readable(tokens),
+                        share.text
+                    ));
+                    tokens
+                }
+                None => return,
+            },
+            (None, Some(tokens)) => {
+                terms.push(format!("{} {}", layer.name, readable(tokens)));
+                tokens
+            }
+            // A missing or non-literal reservation: the const assertion checks the sum.
+            (None, None) => return,
         };
-        terms.push(format!("{} {}", layer.name, readable(tokens)));
         let Some(next) = sum.checked_add(tokens) else {
             let span = layer
                 .tokens
@@ -115,7 +180,7 @@ fn check_sum(budget: &Budget, errors: &mut Errors) {
         };
         sum = next;
     }
-    let Some(total_value) = total.literal() else {
+    let Some(total_value) = total_value else {
         return;
     };
     if sum > total_value {

@@ -7,7 +7,9 @@
 //! in the [`prelude`].
 //!
 //! 1. [`count`] — [`TokenCounter`] says what a text costs: [`Tiktoken`] for exact
-//!    OpenAI counts, [`CharEstimate`] for the chars/4 estimate, or any closure.
+//!    OpenAI counts, [`count::ModelEstimate`] for Claude and Gemini, [`CharEstimate`]
+//!    for the chars/4 estimate, or any closure; [`models`] gives each model's window
+//!    and counter.
 //! 2. [`trim`] — [`trim_to_budget`] and [`trim_with`] cut one text down to its
 //!    reservation at the strongest boundary that does not waste the budget.
 //! 3. [`budget`](mod@budget) — [`#[derive(ContextLayers)]`](derive@ContextLayers) and [`budget!`](macro@budget)
@@ -19,7 +21,9 @@
 //!    the budget.
 //! 5. [`chat`] — [`ChatTrimmer`] drops whole [`Message`]s from a chat history (after
 //!    an `on_trim` hook had its say) and never leaves a tool result without its tool
-//!    call or a call without its results.
+//!    call or a call without its results; [`chat::ChatSession`] does it for a
+//!    conversation that grows turn by turn, counting each message once and keeping
+//!    the prompt's prefix stable for the providers' prompt caches.
 //! 6. [`select`](mod@select) — [`select()`] keeps the best-scored retrieval chunks
 //!    that fit a budget and cuts the next one at a boundary to fill the rest.
 //! 7. [`assemble`] — [`LayerContent`] fits one layer's content under a
@@ -32,6 +36,8 @@ pub mod budget;
 pub mod chat;
 pub mod count;
 pub mod disclosure;
+#[cfg(feature = "tiktoken")]
+pub mod models;
 #[cfg(feature = "requests")]
 pub mod request;
 pub mod select;
@@ -49,6 +55,8 @@ pub use count::Tiktoken;
 pub use count::{CharEstimate, TokenCounter};
 pub use ctxbudget_macros::{ContextLayers, budget};
 pub use disclosure::disclose_within;
+#[cfg(feature = "tiktoken")]
+pub use models::Model;
 pub use select::select;
 pub use trim::{Keep, TrimOptions, trim_to_budget, trim_with};
 
@@ -64,10 +72,12 @@ pub mod prelude {
     pub use crate::assemble::{AssembleError, LayerContent, LayerPolicy};
     pub use crate::budget::{BudgetError, ContextBudget, ContextLayers, ContextUsage};
     pub use crate::chat::{ChatMessage, ChatTrimmer, Message, Role, ToolCall};
-    pub use crate::count::{CharEstimate, TokenCounter};
+    pub use crate::count::{CharEstimate, Exactness, ModelEstimate, TokenCounter};
     #[cfg(feature = "tiktoken")]
     pub use crate::count::{Encoding, Tiktoken};
     pub use crate::disclosure::disclose_within;
+    #[cfg(feature = "tiktoken")]
+    pub use crate::models::{Catalogue, Model};
     pub use crate::select::{RankedChunks, SelectOptions, select};
     pub use crate::trim::{Keep, TrimOptions, trim_to_budget, trim_with};
     pub use ctxbudget_macros::{ContextLayers, budget};

@@ -6,8 +6,11 @@ use core::ops::Deref;
 
 // Generated code names the runtime only through this module, so it does not depend
 // on where the public items live.
-pub use crate::assemble::engine::LayerPlan;
-pub use crate::assemble::{AssembleError, Assembled, LayerContent, LayerPolicy};
+pub use crate::assemble::{
+    AssembleError, AssembleOptions, Assembled, LayerContent, LayerInput, LayerPolicy, LayerRole,
+    PromptMessages,
+};
+pub use crate::budget::Share;
 pub use crate::budget::{
     ContextBudget, ContextLayers, ContextUsage, LayerSpec, TypedUsage, UnknownLayer,
 };
@@ -22,7 +25,7 @@ pub use serde;
 /// unique, so it cannot fail; a table that did fail would give a budget with no
 /// layers rather than a panic.
 pub fn budget_from_table(total: usize, layers: &'static [LayerSpec]) -> ContextBudget {
-    ContextBudget::new(total, layers.iter().map(|l| (l.name(), l.tokens())))
+    ContextBudget::with_reservations(total, layers.iter().map(|l| (l.name(), l.reservation())))
         .unwrap_or_else(|_| ContextBudget::without_layers(total))
 }
 
@@ -186,22 +189,75 @@ macro_rules! __ctxbudget_serialize_usage {
 
 pub use crate::__ctxbudget_serialize_usage as serialize_usage;
 
-/// The body of a derived `assemble()`: fits `contents` (the context's fields, in
-/// declaration order) with their `plans`, joins them with `separator` and records
+/// The body of a derived `assemble()`: fits `inputs` (the context's fields, in
+/// declaration order) in the declared window, joins them with `separator` and records
 /// the spend.
 ///
 /// # Errors
 ///
 /// As the generated `assemble()`.
 pub fn assemble<'a, L, C>(
-    contents: &[&'a dyn crate::assemble::LayerContent],
-    plans: &[LayerPlan],
+    inputs: &[LayerInput<'a>],
     separator: &str,
     counter: &C,
-) -> Result<crate::assemble::Assembled<'a, TypedUsage<L>>, crate::assemble::AssembleError>
+) -> Result<Assembled<'a, TypedUsage<L>>, AssembleError>
 where
-    L: crate::budget::ContextLayers,
-    C: crate::count::TokenCounter + ?Sized,
+    L: ContextLayers,
+    C: TokenCounter + ?Sized,
 {
-    crate::assemble::assemble::<L, C>(contents, plans, separator, counter)
+    crate::assemble::run::assemble_typed::<L, C>(inputs, separator, counter)
+}
+
+/// The body of a derived `assemble_with()`.
+///
+/// # Errors
+///
+/// As the generated `assemble_with()`.
+pub fn assemble_with<'a, L, C>(
+    inputs: &[LayerInput<'a>],
+    separator: &str,
+    counter: &C,
+    options: &AssembleOptions,
+) -> Result<Assembled<'a, ContextUsage>, AssembleError>
+where
+    L: ContextLayers,
+    C: TokenCounter + ?Sized,
+{
+    crate::assemble::run::assemble_with::<L, C>(inputs, separator, counter, options)
+}
+
+/// The body of a derived `assemble_messages()`.
+///
+/// # Errors
+///
+/// As the generated `assemble_messages()`.
+pub fn assemble_messages<'a, L, C>(
+    inputs: &[LayerInput<'a>],
+    separator: &str,
+    counter: &C,
+    options: &AssembleOptions,
+) -> Result<Assembled<'a, ContextUsage, PromptMessages>, AssembleError>
+where
+    L: ContextLayers,
+    C: TokenCounter + ?Sized,
+{
+    crate::assemble::run::assemble_as_messages::<L, C>(inputs, separator, counter, options)
+}
+
+/// `share` of `total` in a const context, for the layer table of a derived context
+/// whose layer reserves a share: `ppm` parts per million, checked by the macro.
+pub const fn share_of(total: usize, ppm: u32) -> usize {
+    match Share::from_ppm(ppm) {
+        Some(share) => share.of(total),
+        None => 0,
+    }
+}
+
+/// The [`Share`] of `ppm` parts per million, checked by the macro; a share past the
+/// whole window (which the macro never writes) is the whole window.
+pub const fn share(ppm: u32) -> Share {
+    match Share::from_ppm(ppm) {
+        Some(share) => share,
+        None => Share::WHOLE,
+    }
 }

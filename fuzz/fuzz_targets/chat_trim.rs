@@ -169,7 +169,7 @@ fuzz_target!(|data: &[u8]| {
                 assert!(end_on.contains(&last.role), "ends on {}", last.role);
             }
             for d in trimmed.dropped() {
-                assert_eq!(d.tokens, format.message_tokens(&counter, &history[d.seq]));
+                assert_eq!(d.tokens, Some(format.message_tokens(&counter, &history[d.seq])));
                 if protected(d.seq) {
                     assert!(!matches!(d.reason, DropReason::OverBudget | DropReason::Unpaired));
                 }

@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 
+pub mod agent;
+
 /// Real Markdown: README files of Rust crates (about 32 KB).
 pub const MARKDOWN: &str = include_str!("../fixtures/markdown.md");
 /// Real English prose: Python language reference topics (about 32 KB).
@@ -150,4 +152,119 @@ pub fn slice_around_split(
         .next_split(text, x + 1 + cut % (y - x))
         .filter(|&s| s < y)?;
     Some((x, split, y))
+}
+
+/// The input shapes the trimming and counting benches and the property tests share:
+/// real text and the worst cases of a byte-pair tokenizer, where the pre-tokenizer
+/// gives one long piece or few split points.
+pub mod shapes {
+    use super::{MULTILINGUAL, corpus_or_fixture, floor_char_boundary};
+
+    /// The names [`shape`] knows, adversarial shapes after real text.
+    pub const NAMES: [&str; 10] = [
+        "prose",
+        "markdown",
+        "code",
+        "one-line",
+        "one-letter",
+        "cjk",
+        "cjk-nopunct",
+        "emoji-zwj",
+        "base64",
+        "base64-alnum",
+    ];
+
+    /// Emoji ZWJ sequences, skin tones and flags, without spaces: families,
+    /// couples with a heart (with U+FE0F), professions, the rainbow flag.
+    const EMOJI: [&str; 8] = [
+        "👨\u{200d}👩\u{200d}👧\u{200d}👦",
+        "👩\u{200d}❤\u{fe0f}\u{200d}👨",
+        "👩\u{200d}💻",
+        "🧑🏽\u{200d}🚀",
+        "🏳\u{fe0f}\u{200d}🌈",
+        "👋🏾",
+        "🇯🇵",
+        "👨\u{200d}👨\u{200d}👧",
+    ];
+
+    /// A xorshift generator: the same text on every run.
+    fn noise(size: usize, mut pick: impl FnMut(u64) -> char) -> String {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut out = String::with_capacity(size + 8);
+        while out.len() < size {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            out.push(pick(state));
+        }
+        out
+    }
+
+    /// `text` repeated (joined by `separator`) to `size` bytes, cut on a char boundary.
+    pub fn repeated(text: &str, separator: &str, size: usize) -> String {
+        let mut out = String::with_capacity(size + text.len());
+        while out.len() < size {
+            out.push_str(text);
+            out.push_str(separator);
+        }
+        out.truncate(floor_char_boundary(&out, size));
+        out
+    }
+
+    /// `size` bytes (cut on a char boundary) of the shape `name`, one of [`NAMES`]:
+    ///
+    /// - `prose`, `markdown`, `code`: the corpus files (or the shipped fixtures),
+    ///   repeated with a blank line between copies;
+    /// - `one-line`: the prose corpus as one line of words (line breaks become
+    ///   spaces);
+    /// - `one-letter`: `a` repeated;
+    /// - `cjk`: the Japanese and Chinese paragraphs of the multilingual fixture
+    ///   without spaces or line breaks, punctuation (`。`, `、`) kept;
+    /// - `cjk-nopunct`: the same ideographs and kana only;
+    /// - `emoji-zwj`: emoji ZWJ sequences, skin tones and flags without spaces;
+    /// - `base64`: random base64 (with `+` and `/`) on one line;
+    /// - `base64-alnum`: random letters and digits on one line.
+    ///
+    /// # Panics
+    ///
+    /// For a name not in [`NAMES`].
+    pub fn shape(name: &str, size: usize) -> String {
+        const BASE64: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let cjk_lines = || MULTILINGUAL.lines().take(3).collect::<Vec<_>>().concat();
+        match name {
+            "prose" => repeated(&corpus_or_fixture("prose.txt"), "\n\n", size),
+            "markdown" => repeated(&corpus_or_fixture("markdown.md"), "\n\n", size),
+            "code" => repeated(&corpus_or_fixture("code.txt"), "\n\n", size),
+            "one-line" => {
+                let words = corpus_or_fixture("prose.txt").split_whitespace().collect::<Vec<_>>().join(" ");
+                repeated(&words, " ", size)
+            }
+            "one-letter" => "a".repeat(size),
+            "cjk" => repeated(&cjk_lines().replace([' ', '\n'], ""), "", size),
+            "cjk-nopunct" => {
+                let kept: String = cjk_lines()
+                    .chars()
+                    .filter(|&c| matches!(c as u32, 0x3040..=0x30FF | 0x4E00..=0x9FFF))
+                    .collect();
+                repeated(&kept, "", size)
+            }
+            "emoji-zwj" => {
+                let mut index = 0;
+                let mut out = String::with_capacity(size + 32);
+                let mut state = 0x2545_f491_4f6c_dd1d_u64;
+                while out.len() < size {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    index = (index + 1 + usize::try_from(state % 5).unwrap_or(0)) % EMOJI.len();
+                    out.push_str(EMOJI[index]);
+                }
+                out.truncate(floor_char_boundary(&out, size));
+                out
+            }
+            "base64" => noise(size, |state| char::from(BASE64[usize::try_from(state % 64).unwrap_or(0)])),
+            "base64-alnum" => noise(size, |state| char::from(BASE64[usize::try_from(state % 62).unwrap_or(0)])),
+            other => panic!("unknown shape {other}: use one of {NAMES:?}"),
+        }
+    }
 }

@@ -1,13 +1,12 @@
 //! [`LayerContent`]: how each kind of content is fitted to a budget, and the fitting
-//! functions it is made of ([`fit_text`], [`fit_chat`], [`fit_ranked`]).
+//! functions it is made of ([`fit_text`], [`fit_ranked`]; chat histories in
+//! [`chat`](super::chat)).
 
 use std::borrow::Cow;
-use std::cell::RefCell;
-use std::collections::HashMap;
 
-use super::engine::ROUNDS;
+use super::chat::{FittedMessages, fit_chat, fit_chat_messages};
 use super::policy::{FitError, FittedLayer, LayerPolicy};
-use crate::chat::{ChatFormat, ChatMessage, ChatStrategy, ChatTrimmer, DropReason, Role};
+use crate::chat::{ChatFormat, ChatMessage};
 use crate::count::TokenCounter;
 use crate::disclosure::{DisclosureError, disclose_within};
 use crate::select::{RankedChunk, RankedChunks, RankedText, SelectOptions, select};
@@ -22,7 +21,7 @@ use crate::trim::{Keep, TrimOptions, trim_with};
 /// | --- | --- | --- |
 /// | `str`, `String`, `Cow<str>` | [`fit_text`] | head |
 /// | `[String]`, `Vec<String>`, `[&str]`, `Vec<&str>` | the texts joined by a blank line, then [`fit_text`]; counted in texts for head and tail | head |
-/// | `[M]`, `Vec<M>` for `M:` [`ChatMessage`] | [`fit_chat`] | tail (latest messages) |
+/// | `[M]`, `Vec<M>` for `M:` [`ChatMessage`] | [`fit_chat`]; as messages, [`fit_chat_messages`] | tail (latest messages) |
 /// | [`RankedChunks`], `[RankedChunk]`, `Vec<RankedChunk>` | [`fit_ranked`] | best score first |
 /// | `Option<T>` | `None` is empty | `T`'s |
 /// | `&T`, `Box<T>` | `T` | `T`'s |
@@ -92,6 +91,34 @@ pub trait LayerContent {
     fn default_policy(&self) -> LayerPolicy {
         LayerPolicy::Head
     }
+
+    /// Whether the content is a chat history, whose messages a prompt assembled as
+    /// messages sends as messages (with [`fit_messages`](Self::fit_messages)).
+    /// Default: `false`, the content is text.
+    fn is_chat_history(&self) -> bool {
+        false
+    }
+
+    /// Fits a chat history to `budget` tokens as messages counted in `format`, the
+    /// reply priming left out ([`fit_chat_messages`]). Only called when
+    /// [`is_chat_history`](Self::is_chat_history) is `true`; implement the two
+    /// together. Default: an error saying the content is not a chat history.
+    ///
+    /// # Errors
+    ///
+    /// As [`fit_chat_messages`].
+    fn fit_messages<'a>(
+        &'a self,
+        budget: usize,
+        counter: &dyn TokenCounter,
+        format: &ChatFormat,
+        policy: &LayerPolicy,
+    ) -> Result<FittedMessages<'a>, FitError> {
+        let _ = (budget, counter, format, policy);
+        Err(FitError::custom(
+            "the content is not a chat history: it cannot be sent as messages",
+        ))
+    }
 }
 
 /// Fits a text to `budget` tokens of `counter` as `policy` says, cutting at the
@@ -155,223 +182,6 @@ pub fn fit_text<'a>(
     let trimmed = trim_with(text, budget, counter, &TrimOptions::new().keep(keep));
     let kept = trimmed.kept.len() + trimmed.tail.map_or(0, str::len);
     Ok(FittedLayer::whole(trimmed.text(), trimmed.tokens).with_kept(kept, text.len(), "bytes"))
-}
-
-/// How [`fit_chat`] writes a message: `role: content`, with `role (name)` for a named
-/// message and `tool [call id]` for a tool result, then one line
-/// `  -> name(arguments) [call id]` per tool call. Messages are separated by a line
-/// break.
-///
-/// ```
-/// use ctxbudget::{Message, chat::ToolCall, assemble::render_chat};
-///
-/// let chat = [
-///     Message::user("Weather in Paris?"),
-///     Message::assistant("").with_tool_call(ToolCall::new("c1", "weather", r#"{"city":"Paris"}"#)),
-///     Message::tool("c1", "18°C, cloudy"),
-/// ];
-/// assert_eq!(
-///     render_chat(&chat),
-///     "user: Weather in Paris?\nassistant: \n  -> weather({\"city\":\"Paris\"}) [c1]\ntool [c1]: 18°C, cloudy"
-/// );
-/// ```
-pub fn render_chat<'m, M: ChatMessage + 'm>(messages: impl IntoIterator<Item = &'m M>) -> String {
-    let mut out = String::new();
-    for message in messages {
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(message.role().as_str());
-        if let Some(id) = message.tool_call_id() {
-            out.push_str(" [");
-            out.push_str(id);
-            out.push(']');
-        } else if let Some(name) = message.name() {
-            out.push_str(" (");
-            out.push_str(name);
-            out.push(')');
-        }
-        out.push_str(": ");
-        out.push_str(message.content());
-        for call in message.tool_calls() {
-            out.push_str("\n  -> ");
-            out.push_str(call.name);
-            out.push('(');
-            out.push_str(call.arguments);
-            out.push_str(") [");
-            out.push_str(call.id);
-            out.push(']');
-        }
-    }
-    out
-}
-
-/// Fits a chat history to `budget` tokens of `counter`, rendered with
-/// [`render_chat`]: [`ChatTrimmer`] drops whole messages (never a tool call without
-/// its results, never the system messages or the latest user message), the latest
-/// kept for [`LayerPolicy::Tail`] and every policy but `Head`, which keeps the
-/// earliest. [`LayerPolicy::Never`] keeps every message or fails.
-///
-/// The trimmer estimates each message's cost; the rendered text is counted exactly
-/// and, when over, trimmed again to less, a few times at most. When that does not
-/// fit, the history is cut to its pinned messages — the system messages and the
-/// latest user message — which are never dropped: if even they are over `budget`,
-/// that is an error carrying their exact count.
-///
-/// The report counts messages: `kept` of `total` `"messages"`.
-///
-/// # Errors
-///
-/// [`FitError::NeverCut`] for [`LayerPolicy::Never`] and a history over `budget`;
-/// [`FitError::PinnedMessages`] (with the rendered count of the pinned messages) when
-/// the messages that must stay do not fit.
-///
-/// ```
-/// use ctxbudget::{CharEstimate, assemble::LayerPolicy, Message, assemble::fit_chat};
-///
-/// let chat: Vec<Message> = (0..20)
-///     .map(|i| if i % 2 == 0 { Message::user(format!("question {i}")) } else { Message::assistant(format!("answer {i}")) })
-///     .collect();
-/// let out = fit_chat(&chat, 30, &CharEstimate, &LayerPolicy::Tail)?;
-/// assert!(out.tokens <= 30 && out.cut());
-/// assert!(out.text.ends_with("assistant: answer 19"));
-/// assert_eq!(out.unit, "messages");
-///
-/// // The latest user message is pinned: over the budget, it is an error.
-/// let err = fit_chat(&chat, 3, &CharEstimate, &LayerPolicy::Tail).unwrap_err();
-/// assert_eq!(
-///     err.to_string(),
-///     "the system messages and the latest user message need 5 tokens but may use 3 \
-///      (2 over); give the layer at least 5 tokens or shorten those messages"
-/// );
-/// # Ok::<(), ctxbudget::assemble::FitError>(())
-/// ```
-pub fn fit_chat<'a, M: ChatMessage>(
-    history: &'a [M],
-    budget: usize,
-    counter: &dyn TokenCounter,
-    policy: &LayerPolicy,
-) -> Result<FittedLayer<'a>, FitError> {
-    let total = history.len();
-    let fitted = |text: String, tokens: usize, kept: usize| {
-        FittedLayer::whole(text, tokens).with_kept(kept, total, "messages")
-    };
-    if matches!(policy, LayerPolicy::Never) {
-        let text = render_chat(history);
-        return match counter.count_within(&text, budget) {
-            Some(tokens) => Ok(fitted(text, tokens, total)),
-            None => Err(FitError::never_cut(counter.count(&text), budget)),
-        };
-    }
-    let strategy = if matches!(policy, LayerPolicy::Head) {
-        ChatStrategy::KeepFirst
-    } else {
-        ChatStrategy::KeepLast
-    };
-    // `role: ` and the line break cost about two tokens a message beyond the role and
-    // the content; the rendered text is counted exactly below.
-    let format = ChatFormat::content_only().with_tokens_per_message(2);
-    let memo = Memo::new(counter);
-    let trim = |limit: usize| {
-        ChatTrimmer::new(&memo as &dyn TokenCounter, limit)
-            .with_format(format)
-            .with_strategy(strategy)
-            .trim(history)
-    };
-    // The estimate is a little off either way: search the trimmer's limit for the
-    // most messages whose rendered text fits, between the largest limit that fitted
-    // and the smallest that did not.
-    let mut best: Option<FittedLayer<'a>> = None;
-    let (mut fitted_at, mut over_at): (Option<usize>, Option<usize>) = (None, None);
-    let mut limit = budget;
-    for _ in 0..ROUNDS {
-        let Ok(trimmed) = trim(limit) else {
-            // By the estimate, what must stay is over `limit`.
-            break;
-        };
-        let text = render_chat(trimmed.messages());
-        let next = if let Some(tokens) = counter.count_within(&text, budget) {
-            let slack = budget - tokens;
-            let complete = trimmed
-                .dropped()
-                .iter()
-                .all(|d| d.reason != DropReason::OverBudget);
-            best = Some(fitted(text, tokens, trimmed.elements().len()));
-            if complete || slack == 0 {
-                break;
-            }
-            fitted_at = Some(limit);
-            // The estimate left `slack` unused: ask for that much more.
-            limit.saturating_add(slack)
-        } else {
-            over_at = Some(limit);
-            // Ask for at least the excess less than what was kept, by the estimate.
-            let over = counter.count(&text).saturating_sub(budget).max(1);
-            trimmed.tokens().min(limit).saturating_sub(over)
-        };
-        let low = fitted_at.map_or(0, |f| f.saturating_add(1));
-        let high = over_at.map_or(usize::MAX, |o| o.saturating_sub(1));
-        if low > high {
-            break;
-        }
-        let next = next.clamp(low, high);
-        if next == limit {
-            break;
-        }
-        limit = next;
-    }
-    if let Some(best) = best {
-        return Ok(best);
-    }
-    // The messages that are never dropped, alone.
-    let latest_user = history.iter().rposition(|m| m.role() == Role::User);
-    let pinned: Vec<&M> = history
-        .iter()
-        .enumerate()
-        .filter(|&(seq, m)| m.role() == Role::System || Some(seq) == latest_user)
-        .map(|(_, m)| m)
-        .collect();
-    let text = render_chat(pinned.iter().copied());
-    if let Some(tokens) = counter.count_within(&text, budget) {
-        return Ok(fitted(text, tokens, pinned.len()));
-    }
-    let tokens = counter.count(&text);
-    Err(FitError::PinnedMessages {
-        tokens,
-        budget,
-        over: tokens.saturating_sub(budget),
-    })
-}
-
-/// Counts each text once, however often [`ChatTrimmer`] asks: it counts every
-/// message again on each of [`fit_chat`]'s refits.
-///
-/// Texts are told apart by address and length, which is sound while the history they
-/// are borrowed from is: [`fit_chat`] holds it for as long as the memo lives.
-struct Memo<'c> {
-    counter: &'c dyn TokenCounter,
-    seen: RefCell<HashMap<(usize, usize), usize>>,
-}
-
-impl<'c> Memo<'c> {
-    fn new(counter: &'c dyn TokenCounter) -> Self {
-        Memo {
-            counter,
-            seen: RefCell::new(HashMap::new()),
-        }
-    }
-}
-
-impl TokenCounter for Memo<'_> {
-    fn count(&self, text: &str) -> usize {
-        let key = (text.as_ptr() as usize, text.len());
-        if let Some(&tokens) = self.seen.borrow().get(&key) {
-            return tokens;
-        }
-        let tokens = self.counter.count(text);
-        self.seen.borrow_mut().insert(key, tokens);
-        tokens
-    }
 }
 
 /// A counter that charges nothing: [`select`] with it keeps every chunk it would ever
@@ -531,7 +341,41 @@ layer_content!(
     fit_texts, LayerPolicy::Head;
     [] [String], [] Vec<String>, [] [&str], [] Vec<&str>,
 );
-layer_content!(fit_chat, LayerPolicy::Tail; [M: ChatMessage] [M], [M: ChatMessage] Vec<M>);
+/// Chat histories: rendered for a string prompt, as messages for a messages prompt.
+macro_rules! chat_content {
+    ($([$($generics:tt)*] $ty:ty),* $(,)?) => {$(
+        impl<$($generics)*> LayerContent for $ty {
+            fn fit<'a>(
+                &'a self,
+                budget: usize,
+                counter: &dyn TokenCounter,
+                policy: &LayerPolicy,
+            ) -> Result<FittedLayer<'a>, FitError> {
+                fit_chat(&self[..], budget, counter, policy)
+            }
+
+            fn default_policy(&self) -> LayerPolicy {
+                LayerPolicy::Tail
+            }
+
+            fn is_chat_history(&self) -> bool {
+                true
+            }
+
+            fn fit_messages<'a>(
+                &'a self,
+                budget: usize,
+                counter: &dyn TokenCounter,
+                format: &ChatFormat,
+                policy: &LayerPolicy,
+            ) -> Result<FittedMessages<'a>, FitError> {
+                fit_chat_messages(&self[..], budget, counter, format, policy)
+            }
+        }
+    )*};
+}
+
+chat_content!([M: ChatMessage] [M], [M: ChatMessage] Vec<M>);
 layer_content!(fit_ranked, LayerPolicy::Head; [] [RankedChunk], [] Vec<RankedChunk>);
 
 impl<T: LayerContent> LayerContent for Option<T> {
@@ -551,6 +395,23 @@ impl<T: LayerContent> LayerContent for Option<T> {
         self.as_ref()
             .map_or(LayerPolicy::Head, LayerContent::default_policy)
     }
+
+    fn is_chat_history(&self) -> bool {
+        self.as_ref().is_some_and(LayerContent::is_chat_history)
+    }
+
+    fn fit_messages<'a>(
+        &'a self,
+        budget: usize,
+        counter: &dyn TokenCounter,
+        format: &ChatFormat,
+        policy: &LayerPolicy,
+    ) -> Result<FittedMessages<'a>, FitError> {
+        match self {
+            Some(content) => content.fit_messages(budget, counter, format, policy),
+            None => Ok(FittedMessages::empty(0)),
+        }
+    }
 }
 
 macro_rules! forward_content {
@@ -567,6 +428,20 @@ macro_rules! forward_content {
 
             fn default_policy(&self) -> LayerPolicy {
                 (**self).default_policy()
+            }
+
+            fn is_chat_history(&self) -> bool {
+                (**self).is_chat_history()
+            }
+
+            fn fit_messages<'a>(
+                &'a self,
+                budget: usize,
+                counter: &dyn TokenCounter,
+                format: &ChatFormat,
+                policy: &LayerPolicy,
+            ) -> Result<FittedMessages<'a>, FitError> {
+                (**self).fit_messages(budget, counter, format, policy)
             }
         }
     )*};

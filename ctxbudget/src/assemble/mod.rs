@@ -79,13 +79,18 @@
 //!   disclosed text, and bytes otherwise. `dropped` is `total - kept`.
 
 mod assembled;
+mod chat;
 mod content;
 pub(crate) mod engine;
+mod options;
+mod plan;
 mod policy;
+mod report;
+pub(crate) mod run;
 mod share;
 
-pub use assembled::{Assembled, AssembledLayer};
-pub use content::{LayerContent, fit_chat, fit_ranked, fit_text, render_chat};
+pub use assembled::{Assembled, AssembledLayer, MessageSource, PromptMessages};
+pub use chat::{FittedMessages, fit_chat, fit_chat_messages, render_chat};
+pub use content::{LayerContent, fit_ranked, fit_text};
+pub use options::{AssembleOptions, LayerInput, LayerRole};
 pub use policy::{AssembleError, FitError, FittedLayer, LayerPolicy};
-
-pub(crate) use engine::assemble;

@@ -333,8 +333,38 @@ pub enum AssembleError {
         /// `tokens - limit`.
         over: usize,
     },
-    /// Recording the spend was refused (a bug in a hand-written
-    /// [`ContextLayers`](crate::budget::ContextLayers) implementation; generated ones cannot reach it).
+    /// The window chosen at run time is too small for the layers' reservations and
+    /// the output reservation.
+    #[error(
+        "at a window of {window} tokens with {output} kept for the output, the layers \
+         reserve {reserved} ({terms}): {over} over; choose a window of at least {needed}, \
+         lower the output reservation or the fixed reservations, or reserve shares of the \
+         window instead of fixed tokens",
+        needed = (*reserved as u128) + (*output as u128)
+    )]
+    WindowTooSmall {
+        /// The window asked for.
+        window: usize,
+        /// The output reservation asked for.
+        output: usize,
+        /// What the layers reserve in that window (shares resolved at it).
+        reserved: usize,
+        /// `reserved + output - window`.
+        over: usize,
+        /// The reservations written out: `system 512 + history 2048 (share 0.5)`.
+        terms: String,
+    },
+    /// A layer given to a runtime assembly that cannot be used as given.
+    #[error("layer `{layer}`: {problem}")]
+    InvalidLayer {
+        /// The layer's name.
+        layer: String,
+        /// What is wrong and how to fix it.
+        problem: String,
+    },
+    /// A layer the budget does not declare, or recording the spend was refused (a bug
+    /// in a hand-written [`ContextLayers`](crate::budget::ContextLayers)
+    /// implementation; generated ones cannot reach it).
     #[error(transparent)]
     Budget(#[from] BudgetError),
 }

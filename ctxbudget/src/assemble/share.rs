@@ -19,6 +19,28 @@
 use super::engine::ROUNDS;
 use super::policy::{FitError, FittedLayer};
 
+/// What sharing needs to know of a fitted layer.
+pub(super) trait Measured {
+    /// What it costs.
+    fn tokens(&self) -> usize;
+    /// Whether some of its content was left out.
+    fn is_cut(&self) -> bool;
+    /// An empty layer, before the first fit.
+    fn nothing() -> Self;
+}
+
+impl Measured for FittedLayer<'_> {
+    fn tokens(&self) -> usize {
+        self.tokens
+    }
+    fn is_cut(&self) -> bool {
+        self.cut()
+    }
+    fn nothing() -> Self {
+        FittedLayer::empty()
+    }
+}
+
 /// A growing layer of the priority being shared.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Member {
@@ -34,11 +56,11 @@ pub(super) struct Member {
 
 /// A member's content fitted to what it was granted.
 #[derive(Debug)]
-pub(super) struct Shared<'a> {
+pub(super) struct Shared<T> {
     /// The member's position among the context's layers.
     pub index: usize,
     /// The fitted content.
-    pub layer: FittedLayer<'a>,
+    pub layer: T,
     /// The budget it was fitted to.
     pub granted: usize,
 }
@@ -55,26 +77,26 @@ pub(super) struct Refused {
 }
 
 /// One member's state while sharing.
-struct State<'a> {
+struct State<T> {
     /// The tokens set aside for it: what it may use, or, once whole, what it used.
     allotted: usize,
     /// The budget of its last fit.
     granted: usize,
     /// Its last fit.
-    fitted: Result<FittedLayer<'a>, FitError>,
+    fitted: Result<T, FitError>,
     /// Whether its allotment grew since its last fit.
     stale: bool,
 }
 
-impl State<'_> {
+impl<T: Measured> State<T> {
     fn used(&self) -> usize {
-        self.fitted.as_ref().map_or(0, |layer| layer.tokens)
+        self.fitted.as_ref().map_or(0, Measured::tokens)
     }
 
     /// Whether more tokens could help: it was cut or refused, and is below its cap.
     fn wants_more(&self, cap: usize) -> bool {
         let short = match &self.fitted {
-            Ok(layer) => layer.cut(),
+            Ok(layer) => layer.is_cut(),
             Err(_) => true,
         };
         short && self.allotted < cap
@@ -84,7 +106,7 @@ impl State<'_> {
 /// The error of a fit that more tokens cannot mend: any but content that may not be
 /// cut ([`FitError::NeverCut`]) or a chat history whose pinned messages are over
 /// ([`FitError::PinnedMessages`], [`FitError::Chat`]).
-fn final_error(fitted: &Result<FittedLayer<'_>, FitError>) -> Result<(), FitError> {
+fn final_error<T>(fitted: &Result<T, FitError>) -> Result<(), FitError> {
     match fitted {
         Err(error)
             if !matches!(
@@ -107,11 +129,11 @@ fn final_error(fitted: &Result<FittedLayer<'_>, FitError>) -> Result<(), FitErro
 /// A layer that may not be cut and does not fit in its reservation plus what the
 /// others leave, a chat history whose pinned messages do not fit in the most it was
 /// offered, or any other fit error at once.
-pub(super) fn share<'a>(
+pub(super) fn share<T: Measured>(
     members: &[Member],
     available: usize,
-    fit: impl Fn(usize, usize) -> Result<FittedLayer<'a>, FitError>,
-) -> Result<Vec<Shared<'a>>, Refused> {
+    fit: impl Fn(usize, usize) -> Result<T, FitError>,
+) -> Result<Vec<Shared<T>>, Refused> {
     let mut sharing = Sharing::new(members, available, fit);
     sharing.whole_first()?;
     let cuttable: Vec<usize> = (0..members.len()).filter(|&k| members[k].may_cut).collect();
@@ -122,16 +144,16 @@ pub(super) fn share<'a>(
 }
 
 /// The members, their states and what no one has been given yet.
-struct Sharing<'m, 'a, F> {
+struct Sharing<'m, T, F> {
     members: &'m [Member],
-    states: Vec<State<'a>>,
+    states: Vec<State<T>>,
     free: usize,
     fit: F,
 }
 
-impl<'m, 'a, F> Sharing<'m, 'a, F>
+impl<'m, T: Measured, F> Sharing<'m, T, F>
 where
-    F: Fn(usize, usize) -> Result<FittedLayer<'a>, FitError>,
+    F: Fn(usize, usize) -> Result<T, FitError>,
 {
     /// Every member allotted its reservation; when `available` is short of them, the
     /// last declared give up theirs first. A cap withholds the rest of a member's
@@ -153,7 +175,7 @@ where
             .map(|(m, allotted)| State {
                 allotted: allotted.min(m.cap),
                 granted: 0,
-                fitted: Ok(FittedLayer::empty()),
+                fitted: Ok(T::nothing()),
                 stale: m.may_cut,
             })
             .collect();
@@ -196,9 +218,9 @@ where
             let offer = self.states[k].allotted.saturating_add(self.free);
             let budget = offer.min(m.cap);
             let layer = (self.fit)(m.index, budget).map_err(|e| self.refuse(k, budget, e))?;
-            self.free = offer.saturating_sub(layer.tokens);
+            self.free = offer.saturating_sub(layer.tokens());
             let state = &mut self.states[k];
-            state.allotted = layer.tokens;
+            state.allotted = layer.tokens();
             state.granted = budget;
             state.fitted = Ok(layer);
         }
@@ -289,7 +311,7 @@ where
     }
 
     /// The fitted members, or the first still refused.
-    fn finish(self) -> Result<Vec<Shared<'a>>, Refused> {
+    fn finish(self) -> Result<Vec<Shared<T>>, Refused> {
         let members = self.members;
         let mut shared = Vec::with_capacity(members.len());
         for (k, state) in self.states.into_iter().enumerate() {
@@ -336,7 +358,7 @@ mod tests {
         }
     }
 
-    fn granted(shared: &[Shared<'_>]) -> Vec<(usize, usize)> {
+    fn granted(shared: &[Shared<FittedLayer<'_>>]) -> Vec<(usize, usize)> {
         shared.iter().map(|s| (s.granted, s.layer.tokens)).collect()
     }
 

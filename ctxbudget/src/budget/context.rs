@@ -7,6 +7,7 @@
 //! which check the sum in the compiler and spend without string lookups.
 
 use super::error::{BudgetError, Count};
+use super::reservation::{Reservation, Share};
 use std::collections::HashSet;
 use std::hash::Hash;
 
@@ -46,15 +47,24 @@ pub(crate) const RESERVED_NAMES: [&str; 3] = ["total", "spent", "remaining"];
 ///
 /// With the `serde` feature a budget reads from and writes to
 /// `{"total": 8192, "layers": {"system": 512, "memory": 2048}}` (layers in
-/// declaration order); negative, fractional and overflowing numbers are rejected with
+/// declaration order; a layer that reserves a share of the window is
+/// `{"share": 0.25}`); negative, fractional and overflowing numbers are rejected with
 /// an error naming the field. Read JSON files with [`from_json`](Self::from_json),
 /// which skips a byte-order mark. JSON keeps the layers in document order; for TOML
 /// enable the `toml` crate's `preserve_order` feature, or its tables come sorted.
+///
+/// A layer may also reserve a [`Share`] of the window instead of a fixed number of
+/// tokens ([`with_reservations`](Self::with_reservations), or `{"share": 0.25}` in a
+/// config file): the budget then holds it resolved at its `total`, and
+/// [`for_window`](Self::for_window) resolves it again for another window.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ContextBudget {
     total: usize,
     reserved: usize,
+    /// Each layer's name and reservation resolved at `total`.
     layers: Vec<(String, usize)>,
+    /// Each layer's share, when it reserves one; empty when no layer does.
+    shares: Vec<Option<Share>>,
 }
 
 /// How many `name tokens` terms an [`BudgetError::OverAllocated`] message writes
@@ -65,13 +75,19 @@ const TERMS_SHOWN: usize = 16;
 /// Checks a layer list in declaration order and returns the sum of its reservations.
 ///
 /// The first problem wins: a name that is empty or a telemetry key, a name seen
-/// before, a reservation that takes the sum past `usize::MAX`, and at the end (when
-/// `total` is known) a sum over `total`.
+/// before, a reservation that takes the sum past `usize::MAX`, then shares that add
+/// up to more than the whole window, and at the end (when `total` is known) a sum
+/// over `total`. `shares` has one entry per layer, or none when no layer reserves a
+/// share.
 ///
 /// Linear time: names go into a hash set. The pairwise check this replaces took 16 s
 /// for 64 000 layers and never finished a 100 MB config. Generic over the name type
 /// so that a test can count the comparisons.
-fn check_layers<N>(total: Option<usize>, layers: &[(N, usize)]) -> Result<usize, BudgetError>
+pub(super) fn check_layers<N>(
+    total: Option<usize>,
+    layers: &[(N, usize)],
+    shares: &[Option<Share>],
+) -> Result<usize, BudgetError>
 where
     N: AsRef<str> + Eq + Hash,
 {
@@ -97,28 +113,61 @@ where
                 sum: reserved,
             })?;
     }
+    let ppm = shares
+        .iter()
+        .flatten()
+        .fold(0u64, |sum, share| sum + u64::from(share.ppm()));
+    if ppm > u64::from(Share::WHOLE.ppm()) {
+        let terms = written_out(
+            layers
+                .iter()
+                .zip(shares)
+                .filter_map(|((name, _), share)| share.map(|s| format!("{} {s}", name.as_ref()))),
+        );
+        return Err(BudgetError::SharesOverOne { ppm, terms });
+    }
     match total {
-        Some(total) if reserved > total => Err(over_allocated(total, reserved, layers)),
+        Some(total) if reserved > total => Err(over_allocated(total, reserved, layers, shares)),
         _ => Ok(reserved),
+    }
+}
+
+/// `terms` joined by ` + `, the first [`TERMS_SHOWN`] of them, then how many more.
+fn written_out(terms: impl Iterator<Item = String>) -> String {
+    let mut shown = Vec::new();
+    let mut more = 0usize;
+    for term in terms {
+        if shown.len() < TERMS_SHOWN {
+            shown.push(term);
+        } else {
+            more += 1;
+        }
+    }
+    if more > 0 {
+        shown.push(format!("{more} more layers"));
+    }
+    shown.join(" + ")
+}
+
+/// A layer's term in a sum: `memory 2048`, or `history 4096 (share 0.5)`.
+pub(crate) fn term(name: &str, tokens: usize, share: Option<Share>) -> String {
+    match share {
+        Some(share) => format!("{name} {} (share {share})", Count(tokens)),
+        None => format!("{name} {}", Count(tokens)),
     }
 }
 
 /// [`BudgetError::OverAllocated`], its sum written out up to [`TERMS_SHOWN`] terms.
 #[cold]
-fn over_allocated<N: AsRef<str>>(
+pub(super) fn over_allocated<N: AsRef<str>>(
     total: usize,
     reserved: usize,
     layers: &[(N, usize)],
+    shares: &[Option<Share>],
 ) -> BudgetError {
-    let mut terms: Vec<String> = layers
-        .iter()
-        .take(TERMS_SHOWN)
-        .map(|(name, tokens)| format!("{} {}", name.as_ref(), Count(*tokens)))
-        .collect();
-    if let Some(more) = layers.len().checked_sub(TERMS_SHOWN).filter(|&n| n > 0) {
-        terms.push(format!("{more} more layers"));
-    }
-    let terms = terms.join(" + ");
+    let terms = written_out(layers.iter().enumerate().map(|(i, (name, tokens))| {
+        term(name.as_ref(), *tokens, shares.get(i).copied().flatten())
+    }));
     BudgetError::OverAllocated {
         reserved,
         total,
@@ -162,12 +211,100 @@ impl ContextBudget {
             .into_iter()
             .map(|(name, tokens)| (name.into(), tokens))
             .collect();
-        let reserved = check_layers(Some(total), &layers)?;
+        let reserved = check_layers(Some(total), &layers, &[])?;
         Ok(ContextBudget {
             total,
             reserved,
             layers,
+            shares: Vec::new(),
         })
+    }
+
+    /// A budget of `total` tokens whose layers reserve fixed tokens or shares of the
+    /// window, in order. Shares are resolved at `total` here, and at another window by
+    /// [`for_window`](Self::for_window) or when assembling for one.
+    ///
+    /// ```
+    /// use ctxbudget::ContextBudget;
+    /// use ctxbudget::budget::{Reservation, Share};
+    ///
+    /// let budget = ContextBudget::with_reservations(
+    ///     8192,
+    ///     [
+    ///         ("system", Reservation::Tokens(512)),
+    ///         ("history", Reservation::Share(Share::new(0.5)?)),
+    ///         ("output", Reservation::Tokens(1024)),
+    ///     ],
+    /// )?;
+    /// assert_eq!(budget.layer_budget("history")?, 4096);
+    /// assert_eq!(budget.for_window(128_000)?.layer_budget("history")?, 64_000);
+    ///
+    /// // Shares over the whole window fit no window at all.
+    /// let err = ContextBudget::with_reservations(
+    ///     8192,
+    ///     [("a", Share::new(0.6)?.into()), ("b", Share::new(0.5)?.into())],
+    /// )
+    /// .unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "layer shares add up to 1.1 of the window (a 0.6 + b 0.5): more than the whole \
+    ///      window; lower the shares so that they add up to at most 1",
+    /// );
+    /// # Ok::<(), ctxbudget::BudgetError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new), and [`BudgetError::SharesOverOne`] when the shares add
+    /// up to more than the whole window.
+    pub fn with_reservations<N, I>(total: usize, layers: I) -> Result<Self, BudgetError>
+    where
+        N: Into<String>,
+        I: IntoIterator<Item = (N, Reservation)>,
+    {
+        let mut resolved = Vec::new();
+        let mut shares = Vec::new();
+        for (name, reservation) in layers {
+            resolved.push((name.into(), reservation.at(total)));
+            shares.push(reservation.share());
+        }
+        Self::from_parts(total, resolved, shares)
+    }
+
+    /// A checked budget from layers resolved at `total` and their shares (one per
+    /// layer, or none at all).
+    pub(super) fn from_parts(
+        total: usize,
+        layers: Vec<(String, usize)>,
+        mut shares: Vec<Option<Share>>,
+    ) -> Result<Self, BudgetError> {
+        if shares.iter().all(Option::is_none) {
+            shares = Vec::new();
+        }
+        let reserved = check_layers(Some(total), &layers, &shares)?;
+        Ok(ContextBudget {
+            total,
+            reserved,
+            layers,
+            shares,
+        })
+    }
+
+    /// The same layers in a window of `window` tokens: shares resolved at `window`,
+    /// fixed reservations as they are.
+    ///
+    /// # Errors
+    ///
+    /// [`BudgetError::OverAllocated`] when the reservations add up to more than
+    /// `window`: the message writes the sum out.
+    pub fn for_window(&self, window: usize) -> Result<Self, BudgetError> {
+        Self::from_parts(
+            window,
+            self.reservations()
+                .map(|(name, r)| (name.to_owned(), r.at(window)))
+                .collect(),
+            self.shares.clone(),
+        )
     }
 
     /// The agent preset: the eleven [`AGENT_LAYERS`](Self::AGENT_LAYERS) with the
@@ -197,6 +334,7 @@ impl ContextBudget {
             total,
             reserved: 0,
             layers: Vec::new(),
+            shares: Vec::new(),
         }
     }
 
@@ -233,11 +371,29 @@ impl ContextBudget {
         self.layers.iter().position(|(layer, _)| layer == name)
     }
 
-    /// The layers and their reservations, in declaration order.
+    /// The layers and their reservations (shares resolved at the total), in
+    /// declaration order.
     pub fn layers(&self) -> impl ExactSizeIterator<Item = (&str, usize)> + '_ {
         self.layers
             .iter()
             .map(|(name, tokens)| (name.as_str(), *tokens))
+    }
+
+    /// The layers and what they reserve, fixed tokens or shares of the window, in
+    /// declaration order.
+    pub fn reservations(&self) -> impl ExactSizeIterator<Item = (&str, Reservation)> + '_ {
+        self.layers.iter().enumerate().map(|(i, (name, tokens))| {
+            let reservation = match self.share_at(i) {
+                Some(share) => Reservation::Share(share),
+                None => Reservation::Tokens(*tokens),
+            };
+            (name.as_str(), reservation)
+        })
+    }
+
+    /// The share the layer at `index` reserves, if it reserves one.
+    pub(crate) fn share_at(&self, index: usize) -> Option<Share> {
+        self.shares.get(index).copied().flatten()
     }
 
     /// The number of layers.
@@ -378,12 +534,24 @@ impl ContextUsage {
     /// As [`spend`](Self::spend); an index past the last layer is
     /// [`BudgetError::UnknownLayer`].
     pub fn spend_at(&mut self, index: usize, tokens: usize) -> Result<(), BudgetError> {
-        let Some(&(ref name, budget)) = self.budget.layers.get(index) else {
+        let limit = self.budget.layers.get(index).map_or(0, |(_, budget)| *budget);
+        self.spend_at_up_to(index, tokens, limit)
+    }
+
+    /// Records `tokens` spent by the layer at `index`, allowing it up to `limit`
+    /// instead of its reservation: for layers that grew into tokens other layers left
+    /// unused. The total window is still enforced.
+    pub(crate) fn spend_at_up_to(
+        &mut self,
+        index: usize,
+        tokens: usize,
+        budget: usize,
+    ) -> Result<(), BudgetError> {
+        let Some((name, _)) = self.budget.layers.get(index) else {
             return Err(self.budget.unknown(&format!("#{index}")));
         };
         let spent = self.spent[index];
-        // `spent <= budget` always holds, so neither subtraction can underflow.
-        if tokens > budget - spent {
+        if tokens > budget.saturating_sub(spent) {
             return Err(BudgetError::LayerOverBudget {
                 layer: name.clone(),
                 spent,
@@ -391,7 +559,7 @@ impl ContextUsage {
                 budget,
             });
         }
-        if tokens > self.budget.total - self.total_spent {
+        if tokens > self.budget.total.saturating_sub(self.total_spent) {
             return Err(BudgetError::TotalExceeded {
                 layer: name.clone(),
                 spent: self.total_spent,
@@ -426,7 +594,7 @@ impl ContextUsage {
     /// [`available`](ContextBudget::available) tokens, so it is not what any one layer
     /// may still spend: that is its reservation minus its spend.
     pub fn remaining(&self) -> usize {
-        self.budget.total - self.total_spent
+        self.budget.total.saturating_sub(self.total_spent)
     }
 
     /// Each layer's name, reservation and spend, in declaration order.
@@ -447,214 +615,6 @@ impl ContextUsage {
 impl From<ContextBudget> for ContextUsage {
     fn from(budget: ContextBudget) -> Self {
         ContextUsage::new(budget)
-    }
-}
-
-#[cfg(feature = "serde")]
-mod serde_impl {
-    use super::{ContextBudget, check_layers, over_allocated};
-    use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
-    use serde::ser::SerializeMap;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-    use std::fmt;
-
-    impl Serialize for ContextBudget {
-        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            struct Layers<'a>(&'a ContextBudget);
-            impl Serialize for Layers<'_> {
-                fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                    let mut map = serializer.serialize_map(Some(self.0.len()))?;
-                    for (name, tokens) in self.0.layers() {
-                        map.serialize_entry(name, &tokens)?;
-                    }
-                    map.end()
-                }
-            }
-            let mut map = serializer.serialize_map(Some(2))?;
-            map.serialize_entry("total", &self.total)?;
-            map.serialize_entry("layers", &Layers(self))?;
-            map.end()
-        }
-    }
-
-    impl<'de> Deserialize<'de> for ContextBudget {
-        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            deserializer.deserialize_map(BudgetVisitor)
-        }
-    }
-
-    struct BudgetVisitor;
-
-    impl<'de> Visitor<'de> for BudgetVisitor {
-        type Value = ContextBudget;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str(r#"a budget like {"total": 8192, "layers": {"system": 512}}"#)
-        }
-
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let mut total = None;
-            let mut layers = None;
-            while let Some(key) = map.next_key::<String>()? {
-                match key.as_str() {
-                    "total" => {
-                        if total.is_some() {
-                            return Err(de::Error::custom("duplicate field `total`"));
-                        }
-                        total = Some(map.next_value_seed(Tokens { field: "total" })?);
-                    }
-                    "layers" => {
-                        if layers.is_some() {
-                            return Err(de::Error::custom("duplicate field `layers`"));
-                        }
-                        layers = Some(map.next_value_seed(LayersSeed { total })?);
-                    }
-                    other => {
-                        return Err(de::Error::custom(format_args!(
-                            "unknown field `{other}`; a budget has `total` and `layers`"
-                        )));
-                    }
-                }
-            }
-            let total = total.ok_or_else(|| {
-                de::Error::custom("missing field `total`: the window size in tokens")
-            })?;
-            let (layers, reserved) = layers.unwrap_or_default();
-            // Layers read before `total` could not be checked against it.
-            if reserved > total {
-                return Err(de::Error::custom(over_allocated(total, reserved, &layers)));
-            }
-            Ok(ContextBudget {
-                total,
-                reserved,
-                layers,
-            })
-        }
-    }
-
-    /// The `layers` map, checked (names, and the sum against `total` when `total`
-    /// came first) as soon as it ends, so that the error points at it. Its value is
-    /// the layers and the sum of their reservations.
-    struct LayersSeed {
-        total: Option<usize>,
-    }
-
-    impl<'de> DeserializeSeed<'de> for LayersSeed {
-        type Value = (Vec<(String, usize)>, usize);
-
-        fn deserialize<D: Deserializer<'de>>(
-            self,
-            deserializer: D,
-        ) -> Result<Self::Value, D::Error> {
-            deserializer.deserialize_map(self)
-        }
-    }
-
-    impl<'de> Visitor<'de> for LayersSeed {
-        type Value = (Vec<(String, usize)>, usize);
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a map from layer name to its reservation in tokens")
-        }
-
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let mut layers = Vec::new();
-            while let Some(name) = map.next_key::<String>()? {
-                let field = format!("layers.{name}");
-                let tokens = map.next_value_seed(Tokens { field: &field })?;
-                layers.push((name, tokens));
-            }
-            let reserved = check_layers(self.total, &layers).map_err(de::Error::custom)?;
-            Ok((layers, reserved))
-        }
-    }
-
-    /// A token count: a non-negative integer that fits in `usize`. Errors name the
-    /// field being read.
-    struct Tokens<'f> {
-        field: &'f str,
-    }
-
-    impl<'de> DeserializeSeed<'de> for Tokens<'_> {
-        type Value = usize;
-
-        fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
-            deserializer.deserialize_u64(self)
-        }
-    }
-
-    impl Tokens<'_> {
-        fn negative<E: de::Error>(&self, value: impl fmt::Display) -> E {
-            E::custom(format_args!(
-                "`{}` is {value}: a token count cannot be negative; use 0 or more",
-                self.field
-            ))
-        }
-        fn too_large<E: de::Error>(&self, value: impl fmt::Display) -> E {
-            E::custom(format_args!(
-                "`{}` is {value}: a token count must be at most {}",
-                self.field,
-                usize::MAX
-            ))
-        }
-    }
-
-    impl Visitor<'_> for Tokens<'_> {
-        type Value = usize;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            write!(f, "`{}` as a non-negative integer token count", self.field)
-        }
-
-        fn visit_u64<E: de::Error>(self, v: u64) -> Result<usize, E> {
-            self.visit_u128(v.into())
-        }
-
-        fn visit_u128<E: de::Error>(self, v: u128) -> Result<usize, E> {
-            usize::try_from(v).map_err(|_| self.too_large(v))
-        }
-
-        fn visit_i64<E: de::Error>(self, v: i64) -> Result<usize, E> {
-            self.visit_i128(v.into())
-        }
-
-        fn visit_i128<E: de::Error>(self, v: i128) -> Result<usize, E> {
-            if v < 0 {
-                return Err(self.negative(v));
-            }
-            usize::try_from(v).map_err(|_| self.too_large(v))
-        }
-
-        fn visit_f64<E: de::Error>(self, v: f64) -> Result<usize, E> {
-            if v < 0.0 {
-                return Err(self.negative(v));
-            }
-            // `usize::MAX as f64` rounds up to 2^64 (or 2^32): every float at or
-            // above it, infinity included, is too large (JSON reads integers past u64
-            // as floats). NaN is not, and falls through to "a whole number".
-            #[allow(clippy::cast_precision_loss)]
-            if v >= usize::MAX as f64 {
-                return Err(self.too_large(v));
-            }
-            if v.fract() == 0.0 {
-                return Err(E::custom(format_args!(
-                    "`{}` is the float {v:?}: a token count must be an integer; write {v} \
-                     without the decimal point",
-                    self.field
-                )));
-            }
-            Err(E::custom(format_args!(
-                "`{}` is {v}: a token count must be a whole number; round it to an integer",
-                self.field
-            )))
-        }
-
-        fn visit_str<E: de::Error>(self, v: &str) -> Result<usize, E> {
-            Err(E::custom(format_args!(
-                "`{}` is the string {v:?}: a token count must be a number; remove the quotes",
-                self.field
-            )))
-        }
     }
 }
 
@@ -721,7 +681,7 @@ mod tests {
                 )
             })
             .collect();
-        assert_eq!(check_layers(Some(n), &layers), Ok(n));
+        assert_eq!(check_layers(Some(n), &layers, &[]), Ok(n));
         // Hash collisions cost a comparison now and then; a pair check costs n²/2.
         assert!(comparisons.get() < n, "{} comparisons", comparisons.get());
 
@@ -735,7 +695,7 @@ mod tests {
             1,
         ));
         assert_eq!(
-            check_layers(None, &layers),
+            check_layers(None, &layers, &[]),
             Err(BudgetError::DuplicateLayer {
                 name: "layer0".into()
             })
@@ -745,7 +705,7 @@ mod tests {
 
     #[test]
     fn the_first_problem_in_declaration_order_wins() {
-        let check = |layers: &[(&str, usize)]| check_layers(Some(10), layers).unwrap_err();
+        let check = |layers: &[(&str, usize)]| check_layers(Some(10), layers, &[]).unwrap_err();
         assert_eq!(
             check(&[("a", 1), ("", 1), ("a", 1)]),
             BudgetError::InvalidLayerName {

@@ -55,6 +55,31 @@ pub enum BudgetError {
         sum: usize,
     },
 
+    /// Layer shares of the window that add up to more than the whole window: no
+    /// window is large enough for them.
+    #[error(
+        "layer shares add up to {} of the window ({terms}): more than the whole window; \
+         lower the shares so that they add up to at most 1",
+        super::reservation::ppm_text(*ppm)
+    )]
+    SharesOverOne {
+        /// The sum of the shares, in parts per million.
+        ppm: u64,
+        /// The sum written out, `history 0.5 + retrieval 0.6`; past sixteen layers
+        /// it ends with `+ N more layers`.
+        terms: String,
+    },
+
+    /// A share that is not a fraction of the window from 0 to 1.
+    #[error(
+        "a share of the window is a number from 0 to 1, such as 0.25, not {value}; \
+         write the fraction of the window the layer reserves"
+    )]
+    InvalidShare {
+        /// The value given, as written.
+        value: String,
+    },
+
     /// A layer name that the budget does not declare.
     #[error("unknown layer `{name}`; the budget declares: {known}")]
     UnknownLayer {

@@ -6,16 +6,22 @@
 
 use super::context::{ContextBudget, ContextUsage};
 use super::error::BudgetError;
+use super::reservation::{Reservation, Share};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
 /// One row of a compile-time layer table: a layer's name, reservation and whether the
 /// generated builder requires it.
+///
+/// A layer declared with `#[budget(share = F)]` reserves a [`Share`] of the window:
+/// its row holds the share and, as [`tokens`](Self::tokens), the share resolved at
+/// the declared total.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct LayerSpec {
     name: &'static str,
     tokens: usize,
     required: bool,
+    share: Option<Share>,
 }
 
 impl LayerSpec {
@@ -25,6 +31,28 @@ impl LayerSpec {
             name,
             tokens,
             required,
+            share: None,
+        }
+    }
+
+    /// The same row reserving `share` of the window; `tokens` stays what the share
+    /// is at the declared total.
+    #[must_use]
+    pub const fn with_share(mut self, share: Share) -> Self {
+        self.share = Some(share);
+        self
+    }
+
+    /// The share of the window the layer reserves, if it reserves one.
+    pub const fn share(&self) -> Option<Share> {
+        self.share
+    }
+
+    /// What the layer reserves: its share of the window, or its fixed tokens.
+    pub const fn reservation(&self) -> Reservation {
+        match self.share {
+            Some(share) => Reservation::Share(share),
+            None => Reservation::Tokens(self.tokens),
         }
     }
 
@@ -33,7 +61,7 @@ impl LayerSpec {
         self.name
     }
 
-    /// The layer's reservation in tokens.
+    /// The layer's reservation in tokens, at the declared total.
     pub const fn tokens(&self) -> usize {
         self.tokens
     }

@@ -14,7 +14,9 @@
 //! # Words used throughout
 //!
 //! - **total**: the model's context window, in tokens.
-//! - **reservation** (or **budget** of a layer): the tokens set aside for one layer.
+//! - **reservation** (or **budget** of a layer): the tokens set aside for one layer: a
+//!   fixed number, or a [`Share`] of the window (`floor(window × share)`), which
+//!   grows and shrinks with the window the context is assembled for.
 //! - **reserved**: the sum of all reservations, spent or not.
 //! - **available**: `total - reserved`, the tokens no layer reserves.
 //! - **spent**: the tokens a layer (or the whole context) actually used.
@@ -22,14 +24,18 @@
 //!   reservations such as the output's. Not what a layer may still spend: that is
 //!   its reservation minus its spend.
 
-mod context;
+#[cfg(feature = "serde")]
+mod config;
+pub(crate) mod context;
 mod error;
 mod layers;
+mod reservation;
 #[cfg(feature = "serde")]
 mod telemetry;
 
 pub use context::{ContextBudget, ContextUsage};
 pub use error::BudgetError;
 pub use layers::{ContextLayers, LayerSpec, TypedUsage, UnknownLayer};
+pub use reservation::{Reservation, Share};
 #[cfg(feature = "serde")]
 pub use telemetry::UsageLog;

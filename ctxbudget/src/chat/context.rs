@@ -213,6 +213,11 @@ impl<'m, M> TrimContext<'m, M> {
         self.elements.iter().map(|e| e.message).collect()
     }
 
+    /// Whether the hook removed the message `seq`.
+    pub(super) fn is_removed(&self, seq: usize) -> bool {
+        self.removed.get(seq).copied().unwrap_or(false)
+    }
+
     /// Removes the messages with these seqs. Calls accumulate; seqs that are unknown
     /// or already removed are ignored.
     pub fn remove(&mut self, seqs: impl IntoSeqs) -> &mut Self {

@@ -9,7 +9,13 @@
 //! - [`ChatTrimmer`] hands a [`TrimContext`] to your `on_trim` hook (modelled on
 //!   Phronomy's `TrimContext`), then drops whole messages until the history fits,
 //!   with the options of LangChain's `trim_messages` (`strategy`, `include_system`,
-//!   `start_on`, `end_on`, `allow_partial`).
+//!   `start_on`, `end_on`, `allow_partial`); without a hook it counts only the
+//!   messages it keeps.
+//! - [`ChatSession`] is a history that lives as long as a conversation: each message
+//!   is counted once when it is pushed, each prompt costs what the new messages
+//!   cost, and its [`CutPolicy`] keeps the prompt's prefix still for the providers'
+//!   prompt caches, moving the cut rarely and far (with summaries of what it drops,
+//!   if you want them).
 //!
 //! How tool calls and their results are kept together, and how the options map to
 //! LangChain's, is described on [`ChatTrimmer`].
@@ -20,6 +26,7 @@ mod format;
 mod message;
 mod pass;
 mod report;
+mod session;
 mod trimmer;
 mod units;
 
@@ -28,4 +35,5 @@ pub use error::ChatTrimError;
 pub use format::{ChatFormat, HistoryBudget};
 pub use message::{ChatMessage, Message, Role, ToolCall, ToolCallRef};
 pub use report::{DropReason, DroppedMessage, TrimmedChat};
+pub use session::{ChatSession, CutPolicy, Prepared, SessionError, SummaryInput};
 pub use trimmer::{ChatStrategy, ChatTrimmer};

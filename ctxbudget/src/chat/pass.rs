@@ -1,5 +1,10 @@
 //! One trim's state ([`Pass`]): which messages are dropped and why, what the kept
 //! ones cost, and the steps of the policy that drop units.
+//!
+//! Messages are counted when a step needs their cost, at most once: the budget step
+//! counts the units it must keep and then the droppable ones from the kept end, and
+//! stops counting at the first unit that does not fit. The steps before it (pairing,
+//! `end_on`) look at roles and tool-call ids only.
 
 use super::context::{ChatElement, PartialContent};
 use super::error::ChatTrimError;
@@ -12,38 +17,49 @@ use super::units::{RoleSet, Unit};
 /// The state of one trim: which messages are dropped and why, and what the kept ones
 /// cost.
 pub(super) struct Pass<'m, M> {
+    /// The elements; an element's `tokens` is its cost only once `counted[seq]`.
     pub(super) elements: Vec<ChatElement<'m, M>>,
+    counted: Vec<bool>,
     dropped: Vec<Option<DropReason>>,
-    /// What the kept messages cost, exactly: a `usize` sum that saturated could not
-    /// be decreased correctly when messages are dropped.
+    /// What the kept messages cost, exactly (a `usize` sum that saturated could not
+    /// be decreased correctly when messages are dropped); set by the budget step,
+    /// before which no step needs it.
     total: u128,
     budget: HistoryBudget,
     include_system: bool,
 }
 
 impl<'m, M> Pass<'m, M> {
+    /// A pass over `elements` (in seq order, from 0), of which those `removed` are
+    /// dropped by the hook; `counted` says whether the elements' `tokens` are their
+    /// costs already (else they are counted when needed).
     pub(super) fn new(
         elements: Vec<ChatElement<'m, M>>,
-        removed: &[bool],
+        removed: impl Fn(usize) -> bool,
+        counted: bool,
         budget: HistoryBudget,
         include_system: bool,
     ) -> Self {
-        let dropped: Vec<Option<DropReason>> = removed
-            .iter()
-            .map(|&removed| removed.then_some(DropReason::Hook))
+        let dropped: Vec<Option<DropReason>> = (0..elements.len())
+            .map(|seq| removed(seq).then_some(DropReason::Hook))
             .collect();
-        let total = elements
-            .iter()
-            .filter(|e| dropped[e.seq].is_none())
-            .map(|e| e.tokens as u128)
-            .sum();
         Self {
+            counted: vec![counted; elements.len()],
             elements,
             dropped,
-            total,
+            total: 0,
             budget,
             include_system,
         }
+    }
+
+    /// What the message `seq` costs, counted with `count` the first time.
+    fn cost(&mut self, seq: usize, count: &mut impl FnMut(&'m M) -> usize) -> u128 {
+        if !self.counted[seq] {
+            self.elements[seq].tokens = count(self.elements[seq].message);
+            self.counted[seq] = true;
+        }
+        self.elements[seq].tokens as u128
     }
 
     fn limit(&self) -> u128 {
@@ -81,7 +97,9 @@ impl<'m, M> Pass<'m, M> {
             }
             self.dropped[s] = Some(reason);
             let element = &mut self.elements[s];
-            self.total -= element.tokens as u128;
+            if self.counted[s] {
+                self.total = self.total.saturating_sub(element.tokens as u128);
+            }
             if let Some(partial) = element.partial.take() {
                 element.tokens = partial.whole_tokens;
             }
@@ -91,6 +109,7 @@ impl<'m, M> Pass<'m, M> {
     /// Keeps a dropped message again, in part, at `tokens`.
     pub(super) fn restore(&mut self, seq: usize, tokens: usize, partial: PartialContent<'m>) {
         self.dropped[seq] = None;
+        self.counted[seq] = true;
         self.elements[seq].tokens = tokens;
         self.elements[seq].partial = Some(partial);
         self.total += tokens as u128;
@@ -102,10 +121,7 @@ impl<'m, M> Pass<'m, M> {
             let broken = !unit.complete || unit.members.iter().any(|&s| self.dropped[s].is_some());
             if broken {
                 for &s in &unit.members {
-                    if self.dropped[s].is_none() {
-                        self.dropped[s] = Some(DropReason::Unpaired);
-                        self.total -= self.elements[s].tokens as u128;
-                    }
+                    self.dropped[s].get_or_insert(DropReason::Unpaired);
                 }
             }
         }
@@ -124,29 +140,55 @@ impl<'m, M> Pass<'m, M> {
         }
     }
 
-    /// Step 3: drops droppable units in strategy order until the request fits;
-    /// returns the last one dropped.
+    /// Step 3: keeps the units the budget may not drop, then the droppable ones from
+    /// the kept end (the newest with [`ChatStrategy::KeepLast`], the oldest with
+    /// [`ChatStrategy::KeepFirst`]) while they fit; the first that does not fit and
+    /// every droppable unit beyond it are dropped. Returns that first one: the unit
+    /// next to the kept ones.
+    ///
+    /// This keeps what dropping units in the opposite order until the request fits
+    /// would keep, but counts only the kept units and the one that did not fit:
+    /// the units beyond it are dropped without being counted.
     pub(super) fn fit<'u>(
         &mut self,
         units: &'u [Unit],
         strategy: ChatStrategy,
         protected: &[bool],
+        mut count: impl FnMut(&'m M) -> usize,
     ) -> Option<&'u Unit> {
-        let order: Box<dyn Iterator<Item = &'u Unit>> = match strategy {
-            ChatStrategy::KeepFirst => Box::new(units.iter().rev()),
-            ChatStrategy::KeepLast => Box::new(units.iter()),
-        };
-        let mut last = None;
-        for unit in order {
-            if self.fits() {
-                break;
-            }
-            if self.is_kept(unit) && unit.members.iter().all(|&s| !protected[s]) {
-                self.drop_unit(unit, DropReason::OverBudget);
-                last = Some(unit);
+        let is_protected = |unit: &Unit| unit.members.iter().any(|&s| protected[s]);
+        let mut total: u128 = 0;
+        for unit in units {
+            if self.is_kept(unit) && is_protected(unit) {
+                for &s in &unit.members {
+                    total += self.cost(s, &mut count);
+                }
             }
         }
-        last
+        let limit = self.limit().saturating_sub(self.reserved());
+        let order: Box<dyn Iterator<Item = &'u Unit>> = match strategy {
+            ChatStrategy::KeepLast => Box::new(units.iter().rev()),
+            ChatStrategy::KeepFirst => Box::new(units.iter()),
+        };
+        let mut boundary = None;
+        for unit in order {
+            if !self.is_kept(unit) || is_protected(unit) {
+                continue;
+            }
+            if boundary.is_none() {
+                let tokens: u128 = unit.members.iter().map(|&s| self.cost(s, &mut count)).sum();
+                if total + tokens <= limit {
+                    total += tokens;
+                    continue;
+                }
+                boundary = Some(unit);
+            }
+            for &s in &unit.members {
+                self.dropped[s] = Some(DropReason::OverBudget);
+            }
+        }
+        self.total = total;
+        boundary
     }
 
     /// Step 5: drops the units before the first kept one that starts with `roles`.
@@ -179,7 +221,7 @@ impl<'m, M> Pass<'m, M> {
                 None => kept.push(element),
                 Some(reason) => dropped.push(DroppedMessage {
                     seq: element.seq,
-                    tokens: element.tokens,
+                    tokens: self.counted[element.seq].then_some(element.tokens),
                     reason,
                 }),
             }

@@ -51,8 +51,11 @@ impl fmt::Display for DropReason {
 pub struct DroppedMessage {
     /// Its seq (index in the caller's history).
     pub seq: usize,
-    /// What it cost.
-    pub tokens: usize,
+    /// What it cost, or `None` when it was dropped without being counted:
+    /// [`ChatTrimmer::trim`](super::ChatTrimmer::trim) does not count the messages
+    /// beyond the first unit that did not fit, nor those dropped before the budget
+    /// step (broken tool-call pairs, `end_on`).
+    pub tokens: Option<usize>,
     /// Why it was dropped.
     pub reason: DropReason,
 }

@@ -61,8 +61,11 @@ pub enum ChatStrategy {
 /// fails with [`ChatTrimError`], which says by how much and what to change.
 ///
 /// The caller's history is borrowed, never modified; the result borrows from it,
-/// the kept part of a message kept in part included. Each message is counted once;
-/// only the message kept in part is counted again, in pieces, to cut it.
+/// the kept part of a message kept in part included. Each message is counted at most
+/// once; only the message kept in part is counted again, in pieces, to cut it.
+/// [`trim`](ChatTrimmer::trim) counts the messages that must stay, then the others
+/// from the kept end until one does not fit, and drops the rest uncounted;
+/// [`trim_with`](ChatTrimmer::trim_with) counts every message, for its hook.
 ///
 /// # Tool calls and their results
 ///
@@ -153,8 +156,10 @@ pub enum ChatStrategy {
 /// - A message kept in part is cut at a paragraph, line, sentence or word boundary
 ///   without whitespace at the cut, by this crate's trimming engine, rather than at
 ///   the pieces of a text splitter; only plain text messages are cut.
-/// - The counter sees each message once, in history order (LangChain counts growing
-///   lists of messages, reversed for `"last"`).
+/// - The counter sees each message at most once, and only texts, never lists of
+///   messages (LangChain counts growing lists of messages, reversed for `"last"`);
+///   [`trim`](ChatTrimmer::trim) does not count the messages beyond the first one
+///   that does not fit.
 #[derive(Debug, Clone)]
 pub struct ChatTrimmer<C> {
     counter: C,
@@ -378,7 +383,29 @@ impl<C: TokenCounter> ChatTrimmer<C> {
         self.strategy
     }
 
-    /// Trims `history` with the policy alone (no hook).
+    /// Trims `history` with the policy alone (no hook), counting only what it must.
+    ///
+    /// The budget step counts the messages it must keep, then the others from the kept
+    /// end (the newest with [`ChatStrategy::KeepLast`]), and stops at the first unit
+    /// that does not fit: the messages beyond it are dropped without being counted,
+    /// and their [`DroppedMessage::tokens`](super::DroppedMessage::tokens) is `None`.
+    /// Trimming a long history costs about as much as counting the messages kept.
+    ///
+    /// ```
+    /// use std::cell::Cell;
+    /// use ctxbudget::{ChatTrimmer, Message};
+    ///
+    /// let history: Vec<Message> = (0..1_000).map(|i| Message::user(format!("message {i}"))).collect();
+    /// let counted = Cell::new(0);
+    /// let words = |t: &str| { counted.set(counted.get() + 1); t.split_whitespace().count() };
+    /// let trimmed = ChatTrimmer::new(&words, 60).trim(&history)?;
+    /// assert_eq!(trimmed.elements().len(), 9); // 6 tokens each, 3 to prime the reply
+    /// // The role and the content of the 9 kept messages and of the next one, no more.
+    /// assert_eq!(counted.get(), 2 * 10);
+    /// assert_eq!(trimmed.dropped()[0].tokens, None);
+    /// assert_eq!(trimmed.dropped().last().unwrap().tokens, Some(6));
+    /// # Ok::<(), ctxbudget::chat::ChatTrimError>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -389,11 +416,32 @@ impl<C: TokenCounter> ChatTrimmer<C> {
         &self,
         history: &'m [M],
     ) -> Result<TrimmedChat<'m, M>, ChatTrimError> {
-        self.trim_with(history, |_| {})
+        let budget = self.budget();
+        Self::check_priming(budget)?;
+        let elements = history
+            .iter()
+            .enumerate()
+            .map(|(seq, message)| ChatElement {
+                seq,
+                message,
+                tokens: 0,
+                role: message.role(),
+                partial: None,
+            })
+            .collect();
+        self.apply(
+            history,
+            Pass::new(elements, |_| false, false, budget, self.include_system),
+        )
     }
 
     /// Trims `history`: counts every message once, calls `on_trim` with a
     /// [`TrimContext`], then applies the policy (see [`ChatTrimmer`]).
+    ///
+    /// The hook sees the cost of every message, so every message is counted before it
+    /// runs (a [`ChatSession`](super::ChatSession) hands its hook the counts it
+    /// remembers instead); [`trim`](ChatTrimmer::trim), without a hook, counts only
+    /// what it must.
     ///
     /// # Errors
     ///
@@ -423,20 +471,41 @@ impl<C: TokenCounter> ChatTrimmer<C> {
             .collect();
         let mut ctx = TrimContext::new(elements.clone(), budget);
         on_trim(&mut ctx);
+        Self::check_priming(budget)?;
+        let pass = Pass::new(
+            elements,
+            |seq| ctx.is_removed(seq),
+            true,
+            budget,
+            self.include_system,
+        );
+        self.apply(history, pass)
+    }
+
+    fn check_priming(budget: HistoryBudget) -> Result<(), ChatTrimError> {
         if budget.reserved() > budget.limit() {
             return Err(ChatTrimError::ReplyPriming {
                 priming: budget.reserved(),
                 budget: budget.limit(),
             });
         }
+        Ok(())
+    }
 
+    /// The policy's steps, after the hook.
+    fn apply<'m, M: ChatMessage>(
+        &self,
+        history: &'m [M],
+        mut pass: Pass<'m, M>,
+    ) -> Result<TrimmedChat<'m, M>, ChatTrimError> {
         let units = tool_units(history);
-        let mut pass = Pass::new(elements, &ctx.removed, budget, self.include_system);
         pass.pair(&units);
         if !self.end_on.is_empty() {
             pass.end_on(&units, self.end_on);
         }
-        let boundary = pass.fit(&units, self.strategy, &self.protected(history));
+        let boundary = pass.fit(&units, self.strategy, &self.protected(history), |m| {
+            self.format.message_tokens(&self.counter, m)
+        });
         if self.allow_partial && pass.fits() {
             if let Some(unit) = boundary {
                 self.keep_part(&mut pass, unit);

@@ -253,6 +253,10 @@ impl TokenCounter for HuggingFace {
         rule.prev(text, before, |at| self.is_vetoed(text, at))
     }
 
+    fn exactness(&self) -> super::Exactness {
+        super::Exactness::Exact
+    }
+
     // The split points are checked to add up by the property tests in
     // `tests/huggingface.rs` and `tests/tekken.rs`: the trimming engine need not
     // count again.

@@ -8,17 +8,38 @@
 //!   Python `tokenizers`' `len(encode(text, add_special_tokens=False).ids)`.
 //! - `Tekken` (feature `tekken`): exact counts of Mistral's `tekken_*.json`
 //!   vocabularies, equal to `mistral-common`'s.
+//! - [`ModelEstimate`]: an estimate for models whose tokenizer is not public (Claude,
+//!   Gemini), measured against the closest public tokenizers and made to count at least
+//!   as many tokens as they do, with a safety margin.
 //! - [`CharEstimate`]: `ceil(chars / 4)`, for when no tokenizer is at hand.
+//!
+//! Every counter says how far its counts can be trusted ([`TokenCounter::exactness`]):
+//! [`Exactness::Exact`] for the tokenizer counters, [`Exactness::UpperEstimate`] for
+//! [`ModelEstimate`], [`Exactness::Estimate`] for [`CharEstimate`], and
+//! [`Exactness::Unknown`] for closures.
 //!
 //! Counters that know their pre-tokenizer declare *split points*
 //! ([`TokenCounter::next_split`]), places where counts add up exactly, which is what
 //! lets the trimming engine count only what it keeps. A counter that declares none is
 //! still exact, only slower to trim with.
 
+use std::fmt;
 use std::sync::Arc;
 
+mod estimate;
+pub use estimate::{EstimateProfile, ModelEstimate, UnknownProfile};
+#[cfg(feature = "tiktoken")]
+mod encoding;
+#[cfg(feature = "tiktoken")]
+pub use encoding::UnknownEncoding;
+#[cfg(feature = "tiktoken")]
+mod linear;
+#[cfg(feature = "tiktoken")]
+pub(crate) use linear::Linear;
 #[cfg(feature = "tiktoken")]
 mod tiktoken;
+#[cfg(feature = "tiktoken")]
+mod tiktoken_splits;
 #[cfg(feature = "tiktoken")]
 pub use tiktoken::{Encoding, Tiktoken, UnknownModel};
 #[cfg(feature = "huggingface")]
@@ -135,6 +156,28 @@ pub trait TokenCounter {
         count_within_by_splits(self, text, limit)
     }
 
+    /// How far this counter's counts can be trusted: the model's own tokenizer
+    /// ([`Exactness::Exact`]), an estimate made to count at least as many tokens as
+    /// the model ([`Exactness::UpperEstimate`]), a rule of thumb
+    /// ([`Exactness::Estimate`]), or unknown.
+    ///
+    /// The default is [`Exactness::Unknown`]: a closure or a counter of your own is
+    /// as exact as its author made it, and ctxbudget cannot tell. Override it in a
+    /// counter type of your own to say what it is; reports show it.
+    ///
+    /// ```
+    /// use ctxbudget::count::{Exactness, ModelEstimate};
+    /// use ctxbudget::{CharEstimate, TokenCounter};
+    ///
+    /// assert_eq!(CharEstimate.exactness(), Exactness::Estimate);
+    /// assert_eq!(ModelEstimate::claude().exactness(), Exactness::UpperEstimate);
+    /// let words = |text: &str| text.split_whitespace().count();
+    /// assert_eq!(words.exactness(), Exactness::Unknown);
+    /// ```
+    fn exactness(&self) -> Exactness {
+        Exactness::Unknown
+    }
+
     /// Whether the engine may take this counter's split points and
     /// [`count_within`](TokenCounter::count_within) at their word: `true` only for
     /// this crate's counters, whose split points are tested to add up. The argument
@@ -142,6 +185,77 @@ pub trait TokenCounter {
     #[doc(hidden)]
     fn __trusted(&self, _: seal::Seal) -> bool {
         false
+    }
+
+    /// The linear byte-pair engine of a [`Tiktoken`], which the trimming engine
+    /// uses to find a cut inside a long piece without split points in one pass.
+    /// `None` for every other counter; the argument cannot be named outside this
+    /// crate.
+    #[cfg(feature = "tiktoken")]
+    #[doc(hidden)]
+    fn __linear(&self, _: seal::Seal) -> Option<linear::Linear> {
+        None
+    }
+}
+
+/// How far a counter's counts can be trusted: what [`TokenCounter::exactness`] says.
+///
+/// ```
+/// use ctxbudget::count::Exactness;
+///
+/// assert!(Exactness::Exact.is_exact());
+/// assert!(Exactness::UpperEstimate.never_under());
+/// assert!(!Exactness::Estimate.never_under());
+/// assert_eq!(Exactness::UpperEstimate.to_string(), "upper estimate");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum Exactness {
+    /// The model's own tokenizer: counts equal the reference implementation's
+    /// ([`Tiktoken`], `HuggingFace`, `Tekken`).
+    Exact,
+    /// An estimate made to count at least as many tokens as the model's tokenizer
+    /// ([`ModelEstimate`]): it was at or above the closest public tokenizer on every
+    /// text it was measured on, and adds a safety margin. Budgets stay within the
+    /// window on such text; see [`ModelEstimate`] for exactly what is guaranteed.
+    UpperEstimate,
+    /// A rule of thumb that may count fewer tokens than the model
+    /// ([`CharEstimate`]): leave headroom.
+    Estimate,
+    /// The counter does not say (closures, and counters of your own that do not
+    /// override [`TokenCounter::exactness`]): as exact as the caller made it.
+    Unknown,
+}
+
+impl Exactness {
+    /// Whether counts equal the model's tokenizer's.
+    pub const fn is_exact(self) -> bool {
+        matches!(self, Exactness::Exact)
+    }
+
+    /// Whether counts are meant never to be below the model's: exact counts and
+    /// upper estimates.
+    pub const fn never_under(self) -> bool {
+        matches!(self, Exactness::Exact | Exactness::UpperEstimate)
+    }
+
+    /// A short name, as reports print it: `"exact"`, `"upper estimate"`,
+    /// `"estimate"` or `"unknown"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Exactness::Exact => "exact",
+            Exactness::UpperEstimate => "upper estimate",
+            Exactness::Estimate => "estimate",
+            Exactness::Unknown => "unknown",
+        }
+    }
+}
+
+impl fmt::Display for Exactness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
     }
 }
 
@@ -156,6 +270,13 @@ pub(crate) mod seal {
 /// whose split points add up and whose `count_within` is exact.
 pub(crate) fn is_trusted<C: TokenCounter + ?Sized>(counter: &C) -> bool {
     counter.__trusted(seal::Seal(()))
+}
+
+/// The linear engine of `counter` when it is (a pointer to) a [`Tiktoken`] that has
+/// one.
+#[cfg(feature = "tiktoken")]
+pub(crate) fn linear_engine<C: TokenCounter + ?Sized>(counter: &C) -> Option<Linear> {
+    counter.__linear(seal::Seal(()))
 }
 
 /// [`TokenCounter::count_within`] that is exact for any counter: this crate's
@@ -175,7 +296,7 @@ pub(crate) fn exact_count_within<C: TokenCounter + ?Sized>(
 
 /// The default [`TokenCounter::count_within`]: counts `text` in pieces that end at
 /// the counter's split points, stopping once the sum passes `limit`.
-fn count_within_by_splits<C: TokenCounter + ?Sized>(
+pub(crate) fn count_within_by_splits<C: TokenCounter + ?Sized>(
     counter: &C,
     text: &str,
     limit: usize,
@@ -244,8 +365,15 @@ macro_rules! forward_token_counter {
             fn count_within(&self, text: &str, limit: usize) -> Option<usize> {
                 (**self).count_within(text, limit)
             }
+            fn exactness(&self) -> Exactness {
+                (**self).exactness()
+            }
             fn __trusted(&self, seal: seal::Seal) -> bool {
                 (**self).__trusted(seal)
+            }
+            #[cfg(feature = "tiktoken")]
+            fn __linear(&self, seal: seal::Seal) -> Option<linear::Linear> {
+                (**self).__linear(seal)
             }
         }
     )*};
@@ -263,6 +391,8 @@ forward_token_counter!(
     [T: TokenCounter + ?Sized] std::rc::Rc<T>,
     ['c] &'c CharEstimate,
     [] Box<CharEstimate>,
+    ['c] &'c ModelEstimate,
+    [] Box<ModelEstimate>,
 );
 #[cfg(feature = "tiktoken")]
 forward_token_counter!(['c] &'c self::Tiktoken, [] Box<self::Tiktoken>);
@@ -309,6 +439,10 @@ impl TokenCounter for CharEstimate {
         (tokens <= limit).then_some(tokens)
     }
 
+    fn exactness(&self) -> Exactness {
+        Exactness::Estimate
+    }
+
     fn __trusted(&self, _: seal::Seal) -> bool {
         true
     }
@@ -350,5 +484,16 @@ mod tests {
         assert_eq!(boxed.count("abcde"), 2);
         assert_eq!(shared.count("abcde"), 2);
         assert_eq!((&&CharEstimate).count("abcde"), 2);
+    }
+
+    #[test]
+    fn pointers_forward_exactness() {
+        let boxed: Box<dyn TokenCounter> = Box::new(ModelEstimate::gemini());
+        let shared: Arc<dyn TokenCounter> = Arc::new(CharEstimate);
+        let closure = |text: &str| text.len();
+        assert_eq!(boxed.exactness(), Exactness::UpperEstimate);
+        assert_eq!(shared.exactness(), Exactness::Estimate);
+        assert_eq!(closure.exactness(), Exactness::Unknown);
+        assert_eq!(Box::new(CharEstimate).exactness(), Exactness::Estimate);
     }
 }

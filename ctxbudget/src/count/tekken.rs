@@ -267,6 +267,10 @@ impl TokenCounter for Tekken {
         self.inner.splits?.prev(text, before, |_| false)
     }
 
+    fn exactness(&self) -> super::Exactness {
+        super::Exactness::Exact
+    }
+
     // The split points are checked to add up by the property tests in
     // `tests/huggingface.rs` and `tests/tekken.rs`: the trimming engine need not
     // count again.

@@ -19,6 +19,15 @@ pub enum RequestError {
         #[source]
         source: serde_json::Error,
     },
+    /// The body is not JSON at all, so its format could not be told.
+    #[error(
+        "the request body is not JSON: {source}; send an OpenAI Chat Completions or Anthropic Messages body, a JSON object with a `messages` array"
+    )]
+    NotJson {
+        /// serde's error, with its position.
+        #[source]
+        source: serde_json::Error,
+    },
     /// A tool result answers a call id that no earlier assistant message made.
     #[error(
         "message {message}: a tool result answers call id `{id}`, which no assistant message right before it makes; remove the result or add its call (providers reject orphaned tool results with a 400)"
@@ -50,6 +59,15 @@ pub enum RequestError {
         first: usize,
         /// The message of the second.
         second: usize,
+    },
+    /// A field outside the messages is not what the format allows (`messages`
+    /// empty, a tool without a name, a system block that is not text, ...).
+    #[error("`{field}` {problem}")]
+    InvalidField {
+        /// The field, as a path (`messages`, `tools[2]`, `system[0]`).
+        field: String,
+        /// What is wrong and how to fix it.
+        problem: String,
     },
     /// A message is not where or what the format allows (a `tool_result` block that
     /// is not at the start of its user message, content of the wrong type, ...).

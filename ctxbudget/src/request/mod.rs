@@ -14,12 +14,14 @@
 //! messages are removed.
 
 pub mod anthropic;
+mod detect;
 mod error;
 mod fit;
 pub mod image;
 pub mod openai;
 mod report;
 
+pub use detect::{detect_format, detect_value};
 pub use error::RequestError;
 pub use fit::{FittedRequest, InputLimit, RequestCount, RequestFitter};
 pub use report::{DroppedRequestMessage, RequestReport};

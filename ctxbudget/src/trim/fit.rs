@@ -68,6 +68,14 @@ pub(crate) struct Ledger<'t, C: ?Sized> {
     splits: bool,
     /// Whether a check found that the split points do not add up.
     lied: bool,
+    /// The linear engine of a `Tiktoken`, which searches a long piece without split
+    /// points in one pass.
+    #[cfg(feature = "tiktoken")]
+    linear: Option<crate::count::Linear>,
+    /// What the last search with the linear engine found, and (once the walk
+    /// stopped in it) the count of the kept part before its anchor.
+    #[cfg(feature = "tiktoken")]
+    found: Option<(super::linear::Found, Option<usize>)>,
 }
 
 /// Where the walk stopped.
@@ -95,6 +103,10 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
             trusted: is_trusted(counter),
             splits: true,
             lied: false,
+            #[cfg(feature = "tiktoken")]
+            linear: crate::count::linear_engine(counter),
+            #[cfg(feature = "tiktoken")]
+            found: None,
         }
     }
 
@@ -124,6 +136,13 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
         if let Some((_, tokens)) = self.stopped_at.filter(|&(offset, _)| offset == at) {
             // The walk stopped inside the stretch after the last mark.
             return (tokens, self.marks.len() == 1);
+        }
+        #[cfg(feature = "tiktoken")]
+        if let (Some(linear), Some((found, Some(before)))) = (self.linear, &self.found) {
+            // Another part that the search inside the last stretch counted.
+            if let Some(tokens) = found.count(linear, self.text, self.side, at) {
+                return (before.saturating_add(tokens), false);
+            }
         }
         let index = match self.side {
             // Marks increase: the last one at or before `at`.
@@ -161,6 +180,10 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
         self.splits = false;
         self.marks.truncate(1);
         self.stopped_at = None;
+        #[cfg(feature = "tiktoken")]
+        {
+            self.found = None;
+        }
     }
 
     /// Walks the text from its kept end and stops once `budget` is spent.
@@ -221,7 +244,7 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
                     (fitted, tokens) = self.search(pos, end, remaining);
                 }
                 if fitted < end {
-                    self.stopped_at = Some((fitted, used + tokens));
+                    self.stop(fitted, used, tokens);
                     return Fit::Until(fitted);
                 }
                 used += tokens;
@@ -269,7 +292,7 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
                     (fitted, tokens) = self.search(start, pos, remaining);
                 }
                 if fitted > start {
-                    self.stopped_at = Some((fitted, used + tokens));
+                    self.stop(fitted, used, tokens);
                     return Fit::Until(fitted);
                 }
                 used += tokens;
@@ -385,7 +408,7 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
             let tokens = self.counter.count(&text[pos..next]);
             if used.saturating_add(tokens) > budget {
                 let (fitted, tokens) = self.search(pos, next, budget.saturating_sub(used));
-                self.stopped_at = Some((fitted, used + tokens));
+                self.stop(fitted, used, tokens);
                 return Fit::Until(fitted);
             }
             used += tokens;
@@ -407,7 +430,7 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
             let tokens = self.counter.count(&text[next..pos]);
             if used.saturating_add(tokens) > budget {
                 let (fitted, tokens) = self.search(next, pos, budget.saturating_sub(used));
-                self.stopped_at = Some((fitted, used + tokens));
+                self.stop(fitted, used, tokens);
                 return Fit::Until(fitted);
             }
             used += tokens;
@@ -426,7 +449,36 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
     /// Counts of growing parts are nearly linear, so the search extrapolates and
     /// interpolates from the counts it has, and bisects when that stalls: a few
     /// probes, each no longer than about twice what fits.
-    fn search(&self, start: usize, end: usize, limit: usize) -> (usize, usize) {
+    fn search(&mut self, start: usize, end: usize, limit: usize) -> (usize, usize) {
+        #[cfg(feature = "tiktoken")]
+        if let Some(linear) = self
+            .linear
+            .filter(|_| end - start >= super::linear::LONG_PIECE)
+        {
+            self.found = super::linear::search(linear, self.text, self.side, start, end, limit)
+                .map(|found| (found, None));
+            if let Some((found, _)) = &self.found {
+                return (found.at, found.tokens);
+            }
+        }
+        self.probe(start, end, limit)
+    }
+
+    /// The walk stopped at `fitted`, inside the stretch after the last mark, which
+    /// `used` tokens reach; the part up to (head) or from (tail) `fitted` costs
+    /// `tokens` more.
+    fn stop(&mut self, fitted: usize, used: usize, tokens: usize) {
+        self.stopped_at = Some((fitted, used + tokens));
+        #[cfg(feature = "tiktoken")]
+        if let Some((found, before)) = &mut self.found {
+            if found.at == fitted {
+                *before = Some(used);
+            }
+        }
+    }
+
+    /// [`Self::search`] by counting probes, for any counter.
+    fn probe(&self, start: usize, end: usize, limit: usize) -> (usize, usize) {
         let text = self.text;
         let span = end - start;
         let side = self.side;
@@ -599,7 +651,7 @@ mod tests {
         let text = "x".repeat(10_000);
         let counter = CharEstimate;
         for limit in [0, 1, 7, 100, 2_499, 2_500, 3_000] {
-            let ledger = Ledger::new(&text, &counter, Side::Head);
+            let mut ledger = Ledger::new(&text, &counter, Side::Head);
             let (end, tokens) = ledger.search(0, text.len(), limit);
             let expected = (limit * 4).min(text.len());
             // Exact below SLACK_DIVISOR bytes, within 1/SLACK_DIVISOR above.
@@ -609,7 +661,7 @@ mod tests {
                 "limit {limit}: {end}"
             );
             assert_eq!(tokens, end.div_ceil(4));
-            let ledger = Ledger::new(&text, &counter, Side::Tail);
+            let mut ledger = Ledger::new(&text, &counter, Side::Tail);
             let (start, _) = ledger.search(0, text.len(), limit);
             let kept = text.len() - start;
             assert!(
@@ -622,7 +674,7 @@ mod tests {
     #[test]
     fn search_never_splits_a_char() {
         let text = "é".repeat(1_000);
-        let ledger = Ledger::new(&text, &CharEstimate, Side::Head);
+        let mut ledger = Ledger::new(&text, &CharEstimate, Side::Head);
         let (end, tokens) = ledger.search(0, text.len(), 3);
         assert_eq!((end, tokens), (24, 3));
     }

@@ -26,6 +26,8 @@
 
 mod boundary;
 mod fit;
+#[cfg(feature = "tiktoken")]
+mod linear;
 
 use std::borrow::Cow;
 use std::fmt;

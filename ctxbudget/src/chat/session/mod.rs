@@ -1,0 +1,521 @@
+//! [`ChatSession`]: a chat history that grows by appends, counts each message once,
+//! and keeps its prompts' prefix stable for the providers' prompt caches.
+
+mod error;
+mod ledger;
+mod policy;
+mod prepare;
+
+pub use error::SessionError;
+pub use policy::CutPolicy;
+pub use prepare::{Prepared, SummaryInput};
+
+use super::format::{ChatFormat, HistoryBudget};
+use super::message::{ChatMessage, Role};
+use crate::count::TokenCounter;
+use ledger::Ledger;
+
+/// Where a message of the prompt sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    /// In the window: the history from the cut on, in the order it was pushed.
+    Window,
+    /// In the head, carried past the cut: a system message, or the latest user
+    /// message (with [`with_keep_latest_user`](ChatSession::with_keep_latest_user)).
+    Carried,
+    /// In the head: the summary.
+    Summary,
+}
+
+/// What the session remembers of a message of its prompt.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    /// Which message this is: pushes and summaries take the next number.
+    seq: u64,
+    /// What it costs, chat format overhead included, counted when it arrived.
+    tokens: usize,
+    /// The tokens of every message pushed before it: where the grid sees it.
+    offset: u128,
+    role: Role,
+    /// It answers tool calls.
+    result: bool,
+    slot: Slot,
+}
+
+impl Entry {
+    /// A system message the session keeps in every prompt (the summary is not one,
+    /// whatever its role).
+    fn is_system(&self) -> bool {
+        self.role == Role::System && self.slot != Slot::Summary
+    }
+
+    /// A user message that is not a tool result nor the summary: a turn of the user.
+    fn is_user_turn(&self) -> bool {
+        self.role == Role::User && !self.result && self.slot != Slot::Summary
+    }
+}
+
+/// A chat history that lives as long as a conversation: messages are
+/// [pushed](ChatSession::push) as they come, each counted once, and
+/// [`prepare`](ChatSession::prepare) gives the prompt for the next call, in time
+/// that follows the new messages, not the length of the session.
+///
+/// Where [`ChatTrimmer`](super::ChatTrimmer) trims a whole history on every call,
+/// a session remembers: what each message costs, where it cut the history last time,
+/// and what the previous prompt was. That buys two things.
+///
+/// - **CPU.** A message is counted once, when it is pushed. Preparing a prompt that
+///   fits costs nothing more; moving the cut costs about one pass over the messages
+///   it drops. A 10,000-turn session prepares its last prompt as fast as its 100th.
+/// - **Money.** Providers bill a cached prompt prefix at a fraction of the input price
+///   (Anthropic: reads at 0.1x, writes at 1.25x; OpenAI: cached input at a discount,
+///   automatic from 1,024 tokens). A trimmer that cuts to the minimal fit moves the
+///   cut on nearly every turn once the session is at its limit, and every move
+///   rewrites all that follows the system messages. The default
+///   [`CutPolicy::cache_stable`] keeps the cut still while the prompt fits and then
+///   moves it well ahead, so most prompts start with the whole previous prompt.
+///   [`Prepared::stable_prefix`] says how much of it is unchanged: put Anthropic's
+///   `cache_control` breakpoint there (OpenAI caches the longest common prefix by
+///   itself; the session's job is to keep it). [`CutPolicy::minimal_fit`] is there
+///   too.
+///
+/// # The prompt
+///
+/// A prompt is the *head*, then the *window*:
+///
+/// - the head: the system messages that open the session and those the cut has
+///   passed (system messages are never dropped, only a hook can remove them), the
+///   summary ([`prepare_summarizing`](ChatSession::prepare_summarizing) or
+///   [`set_summary`](ChatSession::set_summary)), and, when the cut has passed it, the
+///   latest user message ([`with_keep_latest_user`](ChatSession::with_keep_latest_user));
+/// - the window: every message from the cut on, as pushed.
+///
+/// The cut only lands before a *unit*: a message, or a tool call with all its
+/// results, so a call is never sent without its results or a result without its
+/// call. Messages the cut passes leave the session (see [`Prepared::dropped`]).
+///
+/// # What a push checks
+///
+/// The session keeps its history valid for the providers, so a push is refused,
+/// with the session unchanged, when the message
+///
+/// - answers a call that is not waiting for a result
+///   ([`SessionError::UnknownToolCall`]; results follow their call directly), or
+///   one already answered ([`SessionError::DuplicateToolResult`]);
+/// - makes a call with an id the session already uses
+///   ([`SessionError::DuplicateToolCallId`]);
+/// - comes while calls still wait for results and is not one
+///   ([`SessionError::PendingToolCalls`]);
+/// - is too large to fit any prompt with what every prompt keeps
+///   ([`SessionError::MessageTooLarge`]).
+///
+/// Results are tool messages, or messages of any role that answer calls through
+/// [`ChatMessage::tool_result_ids`] (an Anthropic user message of `tool_result`
+/// blocks), so the session works with [`Message`](super::Message), the provider
+/// request types and your own types alike.
+///
+/// ```
+/// use ctxbudget::{CharEstimate, Message, chat::{ChatSession, ToolCall}};
+///
+/// let mut session = ChatSession::new(CharEstimate, 200);
+/// session.push(Message::system("You are a shell assistant."))?;
+/// for turn in 0..30 {
+///     session.push(Message::user(format!("List the files of project {turn}.")))?;
+///     let id = format!("call_{turn}");
+///     session.push(Message::assistant("").with_tool_call(ToolCall::new(&id, "ls", "{}")))?;
+///     session.push(Message::tool(id, "Cargo.toml README.md src/ tests/ benches/"))?;
+///
+///     let prompt = session.prepare()?;
+///     assert!(prompt.tokens() <= 200);
+///     if !prompt.cut_moved() {
+///         // Everything the previous prompt sent is still there, in place.
+///         assert!(turn == 0 || prompt.stable_prefix().is_some());
+///     }
+///     session.push(Message::assistant("Done."))?;
+/// }
+/// // The system message stays; the history starts at a unit boundary.
+/// assert_eq!(session.messages()[0].content, "You are a shell assistant.");
+/// assert!(session.len() < 30 * 4);
+/// # Ok::<(), ctxbudget::chat::SessionError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct ChatSession<M, C> {
+    counter: C,
+    format: ChatFormat,
+    limit: usize,
+    policy: CutPolicy,
+    keep_latest_user: bool,
+
+    /// The prompt: the head, then the window.
+    messages: Vec<M>,
+    /// One entry per message.
+    entries: Vec<Entry>,
+
+    // Derived from `entries` (see `reindex`), kept up to date by pushes.
+    head_len: usize,
+    total: u128,
+    system_tokens: u128,
+    summary_tokens: u128,
+    latest_user: Option<usize>,
+    last_unit_start: usize,
+    tail_tokens: u128,
+    tail_system_tokens: u128,
+    ledger: Ledger,
+
+    /// The tokens of every message ever pushed.
+    pushed_tokens: u128,
+    next_seq: u64,
+
+    /// How many messages the previous prompt had (`None` before the first).
+    prepared_len: Option<usize>,
+    /// The first position changed since the previous prompt, other than by appends.
+    dirty_from: usize,
+    /// The messages the last `prepare` dropped, and whether it moved the cut.
+    dropped: Vec<M>,
+    cut_moved: bool,
+}
+
+impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
+    /// An empty session that counts with `counter` in the OpenAI chat format and
+    /// keeps each prompt within `limit` tokens, reply priming included, with the
+    /// [cache-stable policy](CutPolicy::cache_stable).
+    ///
+    /// `limit` is what the messages may cost: the model's window, minus the tokens
+    /// kept for the reply, minus what the request spends outside its messages (tool
+    /// definitions; Anthropic's top-level `system`, when the session does not hold
+    /// it).
+    pub fn new(counter: C, limit: usize) -> Self {
+        Self {
+            counter,
+            format: ChatFormat::openai(),
+            limit,
+            policy: CutPolicy::cache_stable(),
+            keep_latest_user: true,
+            messages: Vec::new(),
+            entries: Vec::new(),
+            head_len: 0,
+            total: 0,
+            system_tokens: 0,
+            summary_tokens: 0,
+            latest_user: None,
+            last_unit_start: 0,
+            tail_tokens: 0,
+            tail_system_tokens: 0,
+            ledger: Ledger::default(),
+            pushed_tokens: 0,
+            next_seq: 0,
+            prepared_len: None,
+            dirty_from: usize::MAX,
+            dropped: Vec::new(),
+            cut_moved: false,
+        }
+    }
+
+    /// Sets the chat format whose overhead is counted. Set it before the first push:
+    /// messages already pushed keep the cost they were counted at.
+    #[must_use]
+    pub fn with_format(mut self, format: ChatFormat) -> Self {
+        self.format = format;
+        self
+    }
+
+    /// Sets the policy that moves the cut.
+    #[must_use]
+    pub fn with_policy(mut self, policy: CutPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// With `true` (the default), the latest user message (not a tool result) stays
+    /// in every prompt: when the cut passes it, it is carried into the head, after
+    /// the summary, until a newer user message arrives. An agent that works for
+    /// many turns on one request keeps the request in view. With `false`, it is
+    /// dropped like the other messages.
+    #[must_use]
+    pub fn with_keep_latest_user(mut self, keep_latest_user: bool) -> Self {
+        self.keep_latest_user = keep_latest_user;
+        self
+    }
+
+    /// The limit: what a prompt may cost, reply priming included.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Changes the limit (say, for a model with another window). The cut moves at
+    /// the next [`prepare`](ChatSession::prepare) if the prompt no longer fits.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::MessageTooLarge`] (with `tokens` 0) when what every prompt
+    /// must keep is over the new limit, and [`SessionError::ReplyPriming`] when the
+    /// reply priming is; the limit is then unchanged.
+    pub fn set_limit(&mut self, limit: usize) -> Result<(), SessionError> {
+        let priming = self.format.reply_priming();
+        if priming > limit {
+            return Err(SessionError::ReplyPriming { priming, limit });
+        }
+        let needed = self.needed(self.summary_tokens);
+        if needed > limit as u128 {
+            return Err(SessionError::MessageTooLarge {
+                tokens: 0,
+                needed: saturate(needed),
+                limit,
+            });
+        }
+        self.limit = limit;
+        Ok(())
+    }
+
+    /// The budget a hook sees: the limit, with the reply priming reserved.
+    pub fn budget(&self) -> HistoryBudget {
+        HistoryBudget::new(self.limit).with_reserved(self.format.reply_priming())
+    }
+
+    /// The policy that moves the cut.
+    pub fn policy(&self) -> CutPolicy {
+        self.policy
+    }
+
+    /// The chat format.
+    pub fn format(&self) -> ChatFormat {
+        self.format
+    }
+
+    /// The counter.
+    pub fn counter(&self) -> &C {
+        &self.counter
+    }
+
+    /// The messages of the current prompt: the head, then the window (messages
+    /// pushed since the last [`prepare`](ChatSession::prepare) included).
+    pub fn messages(&self) -> &[M] {
+        &self.messages
+    }
+
+    /// What each message of [`messages`](ChatSession::messages) costs, as counted
+    /// when it arrived.
+    pub fn message_tokens(&self) -> impl ExactSizeIterator<Item = usize> + '_ {
+        self.entries.iter().map(|e| e.tokens)
+    }
+
+    /// The number of messages in the current prompt.
+    pub fn len(&self) -> usize {
+        self.messages.len()
+    }
+
+    /// Whether the session holds no message.
+    pub fn is_empty(&self) -> bool {
+        self.messages.is_empty()
+    }
+
+    /// What the current prompt costs, reply priming included (more than the limit
+    /// when the next [`prepare`](ChatSession::prepare) must move the cut).
+    pub fn tokens(&self) -> usize {
+        saturate(self.total + self.format.reply_priming() as u128)
+    }
+
+    /// How many messages open the prompt before the window: the system messages
+    /// that opened the session or that the cut passed, the summary and the carried
+    /// latest user message.
+    pub fn head_len(&self) -> usize {
+        self.head_len
+    }
+
+    /// The summary, if the session has one.
+    pub fn summary(&self) -> Option<&M> {
+        self.entries
+            .iter()
+            .position(|e| e.slot == Slot::Summary)
+            .map(|at| &self.messages[at])
+    }
+
+    /// The calls still waiting for results.
+    pub fn pending_calls(&self) -> Vec<String> {
+        self.ledger.waiting()
+    }
+
+    /// Appends `message`, counted once, now. Returns what it costs, chat format
+    /// overhead included.
+    ///
+    /// # Errors
+    ///
+    /// See [What a push checks](ChatSession#what-a-push-checks); also
+    /// [`SessionError::ReplyPriming`] when the reply priming alone is over the
+    /// limit. The session is unchanged after an error.
+    pub fn push(&mut self, message: M) -> Result<usize, SessionError> {
+        let priming = self.format.reply_priming();
+        if priming > self.limit {
+            return Err(SessionError::ReplyPriming {
+                priming,
+                limit: self.limit,
+            });
+        }
+        let class = self.ledger.classify(&message)?;
+        let tokens = self.format.message_tokens(&self.counter, &message);
+        let wide = tokens as u128;
+        let role = message.role();
+        let position = self.messages.len();
+        let system = role == Role::System;
+        let system_wide = if system { wide } else { 0 };
+        let (unit_start, tail, tail_system) = if class.result {
+            (
+                self.last_unit_start,
+                self.tail_tokens + wide,
+                self.tail_system_tokens,
+            )
+        } else {
+            (position, wide, system_wide)
+        };
+        let latest_user = if role == Role::User && !class.result {
+            Some(position)
+        } else {
+            self.latest_user
+        };
+        let user = match latest_user {
+            Some(u) if self.keep_latest_user && u < unit_start => self.entries[u].tokens as u128,
+            _ => 0,
+        };
+        let needed = self.system_tokens
+            + system_wide
+            + self.summary_tokens
+            + user
+            + tail.saturating_sub(tail_system)
+            + priming as u128;
+        if needed > self.limit as u128 {
+            return Err(SessionError::MessageTooLarge {
+                tokens,
+                needed: saturate(needed),
+                limit: self.limit,
+            });
+        }
+
+        let result = class.result;
+        self.ledger.record(class);
+        // System messages that open the session are the head from the start: they
+        // never leave, and no cut can change what comes before them.
+        let leading = system
+            && self.head_len == self.messages.len()
+            && self.entries.iter().all(Entry::is_system);
+        self.entries.push(Entry {
+            seq: self.next_seq,
+            tokens,
+            offset: self.pushed_tokens,
+            role,
+            result,
+            slot: if leading { Slot::Carried } else { Slot::Window },
+        });
+        if leading {
+            self.head_len += 1;
+        }
+        self.messages.push(message);
+        self.next_seq += 1;
+        self.pushed_tokens += wide;
+        self.total += wide;
+        self.system_tokens += system_wide;
+        self.last_unit_start = unit_start;
+        self.tail_tokens = tail;
+        self.tail_system_tokens = tail_system;
+        self.latest_user = latest_user;
+        Ok(tokens)
+    }
+
+    /// Pushes `messages` in order, stopping at the first that is refused: the
+    /// messages before it stay pushed.
+    ///
+    /// # Errors
+    ///
+    /// The first refusal, as [`push`](ChatSession::push) reports it.
+    pub fn extend(&mut self, messages: impl IntoIterator<Item = M>) -> Result<(), SessionError> {
+        for message in messages {
+            self.push(message)?;
+        }
+        Ok(())
+    }
+
+    /// Removes the last message pushed and returns it, if it is still in the window:
+    /// to take back a tool call whose results cannot be pushed (say, because the
+    /// results are too large for the limit), pop the results pushed so far and then
+    /// the call. Returns `None` when the window is empty.
+    ///
+    /// ```
+    /// use ctxbudget::{CharEstimate, Message, chat::{ChatSession, SessionError, ToolCall}};
+    ///
+    /// let mut session = ChatSession::new(CharEstimate, 60);
+    /// session.push(Message::user("Read the log."))?;
+    /// session.push(Message::assistant("").with_tool_call(ToolCall::new("c1", "read", "{}")))?;
+    /// let huge = Message::tool("c1", "x".repeat(1_000));
+    /// assert!(matches!(session.push(huge), Err(SessionError::MessageTooLarge { .. })));
+    /// assert!(session.prepare().is_err()); // c1 waits for a result
+    /// session.pop(); // take the call back
+    /// assert!(session.pending_calls().is_empty());
+    /// assert_eq!(session.prepare()?.messages().len(), 1);
+    /// # Ok::<(), SessionError>(())
+    /// ```
+    pub fn pop(&mut self) -> Option<M> {
+        if self.messages.len() <= self.head_len {
+            return None;
+        }
+        let message = self.messages.pop()?;
+        self.entries.pop();
+        self.dirty_from = self.dirty_from.min(self.messages.len());
+        self.reindex();
+        Some(message)
+    }
+
+    /// What the smallest prompt costs, reply priming included, with a summary of
+    /// `summary_tokens`: the system messages, the summary, the latest user message
+    /// (when kept) and the last unit.
+    fn needed(&self, summary_tokens: u128) -> u128 {
+        let user = match self.latest_user {
+            Some(u) if self.keep_latest_user && u < self.last_unit_start => {
+                self.entries[u].tokens as u128
+            }
+            _ => 0,
+        };
+        self.system_tokens
+            + summary_tokens
+            + user
+            + self.tail_tokens.saturating_sub(self.tail_system_tokens)
+            + self.format.reply_priming() as u128
+    }
+
+    /// Recomputes what is derived from `messages` and `entries` after they were
+    /// rebuilt.
+    fn reindex(&mut self) {
+        let entries = &self.entries;
+        self.head_len = entries
+            .iter()
+            .take_while(|e| e.slot != Slot::Window)
+            .count();
+        self.total = entries.iter().map(|e| e.tokens as u128).sum();
+        self.system_tokens = entries
+            .iter()
+            .filter(|e| e.is_system())
+            .map(|e| e.tokens as u128)
+            .sum();
+        self.summary_tokens = entries
+            .iter()
+            .filter(|e| e.slot == Slot::Summary)
+            .map(|e| e.tokens as u128)
+            .sum();
+        self.latest_user = entries.iter().rposition(Entry::is_user_turn);
+        self.last_unit_start = (self.head_len..entries.len())
+            .rev()
+            .find(|&p| !entries[p].result)
+            .unwrap_or(entries.len());
+        let tail = &entries[self.last_unit_start..];
+        self.tail_tokens = tail.iter().map(|e| e.tokens as u128).sum();
+        self.tail_system_tokens = tail
+            .iter()
+            .filter(|e| e.is_system())
+            .map(|e| e.tokens as u128)
+            .sum();
+        self.ledger = Ledger::rebuild(&self.messages);
+    }
+}
+
+/// A `u128` sum as a `usize`, saturating.
+fn saturate(tokens: u128) -> usize {
+    usize::try_from(tokens).unwrap_or(usize::MAX)
+}

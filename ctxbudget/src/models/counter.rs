@@ -1,0 +1,254 @@
+//! From a catalogue model to the counter of its tokenizer.
+
+use std::path::Path;
+
+use super::{Model, ModelTokenizer};
+#[cfg(feature = "huggingface")]
+use crate::count::HuggingFace;
+#[cfg(feature = "tekken")]
+use crate::count::Tekken;
+use crate::count::{Exactness, ModelEstimate, Tiktoken, TokenCounter, seal};
+
+/// The counter of a catalogue model's tokenizer: what [`Model::counter`] and
+/// [`Model::counter_from_file`] return.
+///
+/// It counts as the counter it holds does, split points and
+/// [`exactness`](TokenCounter::exactness) included, so trimming with it is as fast as
+/// with that counter. Cloning is cheap.
+///
+/// ```
+/// use ctxbudget::count::Exactness;
+/// use ctxbudget::models::{Model, ModelCounter};
+/// use ctxbudget::TokenCounter;
+///
+/// let gpt = Model::lookup("gpt-4.1-mini")?.counter()?;
+/// assert!(matches!(gpt, ModelCounter::Tiktoken(_)));
+/// assert_eq!(gpt.count("hello world"), 2);
+/// assert_eq!(gpt.exactness(), Exactness::Exact);
+///
+/// let gemini = Model::lookup("gemini-2.5-flash")?.counter()?;
+/// assert_eq!(gemini.exactness(), Exactness::UpperEstimate);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum ModelCounter {
+    /// Exact counts of an OpenAI encoding.
+    Tiktoken(Tiktoken),
+    /// The upper estimate of a model whose tokenizer is not public.
+    Estimate(ModelEstimate),
+    /// Exact counts of a Hugging Face `tokenizer.json` (feature `huggingface`).
+    #[cfg(feature = "huggingface")]
+    HuggingFace(HuggingFace),
+    /// Exact counts of a Mistral Tekken file (feature `tekken`).
+    #[cfg(feature = "tekken")]
+    Tekken(Tekken),
+}
+
+macro_rules! each {
+    ($self:ident, $counter:ident => $body:expr) => {
+        match $self {
+            ModelCounter::Tiktoken($counter) => $body,
+            ModelCounter::Estimate($counter) => $body,
+            #[cfg(feature = "huggingface")]
+            ModelCounter::HuggingFace($counter) => $body,
+            #[cfg(feature = "tekken")]
+            ModelCounter::Tekken($counter) => $body,
+        }
+    };
+}
+
+impl TokenCounter for ModelCounter {
+    fn count(&self, text: &str) -> usize {
+        each!(self, counter => counter.count(text))
+    }
+    fn next_split(&self, text: &str, from: usize) -> Option<usize> {
+        each!(self, counter => counter.next_split(text, from))
+    }
+    fn prev_split(&self, text: &str, before: usize) -> Option<usize> {
+        each!(self, counter => counter.prev_split(text, before))
+    }
+    fn count_within(&self, text: &str, limit: usize) -> Option<usize> {
+        each!(self, counter => counter.count_within(text, limit))
+    }
+    fn exactness(&self) -> Exactness {
+        each!(self, counter => counter.exactness())
+    }
+    fn __trusted(&self, seal: seal::Seal) -> bool {
+        each!(self, counter => counter.__trusted(seal))
+    }
+}
+
+/// Why [`Model::counter`] or [`Model::counter_from_file`] could not give a counter.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CounterError {
+    /// The model's tokenizer is a file the caller has to provide: the message names
+    /// the file and the function that loads it.
+    #[error(
+        "`{model}` counts with the {kind} file `{file}` of the Hugging Face repository \
+         `{repo}`, which ctxbudget does not download: get it and call \
+         `Model::counter_from_file(path)` (or `{loader}(path)`){feature_note}"
+    )]
+    NeedsFile {
+        /// The model.
+        model: String,
+        /// `"tokenizer.json"` or `"Tekken"`.
+        kind: &'static str,
+        /// The hub repository.
+        repo: String,
+        /// The file in it.
+        file: String,
+        /// The function that loads it: `"HuggingFace::from_file"` or `"Tekken::from_file"`.
+        loader: &'static str,
+        /// `""`, or a note that the loader's feature is off.
+        feature_note: &'static str,
+    },
+    /// [`Model::counter_from_file`] for a model whose counter needs no file.
+    #[error("`{model}` counts with {tokenizer}, which needs no file: call `Model::counter()`")]
+    NoFileNeeded {
+        /// The model.
+        model: String,
+        /// Its tokenizer, as displayed.
+        tokenizer: String,
+    },
+    /// The loader's feature is off in this build.
+    #[error(
+        "`{model}` counts with a {kind} file, and loading one needs the `{feature}` \
+         feature of ctxbudget: enable it in Cargo.toml"
+    )]
+    FeatureOff {
+        /// The model.
+        model: String,
+        /// `"tokenizer.json"` or `"Tekken"`.
+        kind: &'static str,
+        /// The feature to enable.
+        feature: &'static str,
+    },
+    /// The file could not be loaded.
+    #[cfg(any(feature = "huggingface", feature = "tekken"))]
+    #[error("`{model}`: {source}")]
+    File {
+        /// The model.
+        model: String,
+        /// What is wrong with the file.
+        source: crate::count::TokenizerFileError,
+    },
+}
+
+impl Model {
+    /// The counter of this model's tokenizer: [`Tiktoken`] for OpenAI's encodings,
+    /// [`ModelEstimate`] (with its default margin) for models without a public
+    /// tokenizer.
+    ///
+    /// # Errors
+    ///
+    /// [`CounterError::NeedsFile`] for a model whose tokenizer is a file (Hugging
+    /// Face `tokenizer.json`, Mistral Tekken): the message names the repository, the
+    /// file and the loader; [`counter_from_file`](Self::counter_from_file) takes it.
+    ///
+    /// ```
+    /// use ctxbudget::models::{CounterError, Model};
+    ///
+    /// let err = Model::lookup("llama-3.3-70b")?.counter().unwrap_err();
+    /// assert!(matches!(err, CounterError::NeedsFile { .. }));
+    /// assert!(err.to_string().contains("meta-llama/Llama-3.3-70B-Instruct"), "{err}");
+    /// assert!(err.to_string().contains("HuggingFace::from_file"), "{err}");
+    /// # Ok::<(), ctxbudget::models::ModelNotFound>(())
+    /// ```
+    pub fn counter(&self) -> Result<ModelCounter, CounterError> {
+        match &self.tokenizer {
+            ModelTokenizer::Tiktoken(encoding) => {
+                Ok(ModelCounter::Tiktoken(Tiktoken::new(*encoding)))
+            }
+            ModelTokenizer::Estimate(profile) => {
+                Ok(ModelCounter::Estimate(ModelEstimate::new(*profile)))
+            }
+            ModelTokenizer::HuggingFace { repo } => Err(CounterError::NeedsFile {
+                model: self.name.clone(),
+                kind: "tokenizer.json",
+                repo: repo.clone(),
+                file: "tokenizer.json".to_owned(),
+                loader: "HuggingFace::from_file",
+                feature_note: if cfg!(feature = "huggingface") {
+                    ""
+                } else {
+                    " with the `huggingface` feature on"
+                },
+            }),
+            ModelTokenizer::Tekken { repo, file } => Err(CounterError::NeedsFile {
+                model: self.name.clone(),
+                kind: "Tekken",
+                repo: repo.clone(),
+                file: file.clone(),
+                loader: "Tekken::from_file",
+                feature_note: if cfg!(feature = "tekken") {
+                    ""
+                } else {
+                    " with the `tekken` feature on"
+                },
+            }),
+        }
+    }
+
+    /// The counter of this model's tokenizer file at `path`: a `tokenizer.json`
+    /// loaded with `HuggingFace::from_file`, or a Tekken file loaded with
+    /// `Tekken::from_file`, as the model's [`tokenizer`](Self::tokenizer) says.
+    ///
+    /// # Errors
+    ///
+    /// [`CounterError::NoFileNeeded`] for a model whose counter needs no file;
+    /// [`CounterError::FeatureOff`] when the loader's feature is off;
+    /// [`CounterError::File`] when the file cannot be loaded (naming it).
+    pub fn counter_from_file(&self, path: impl AsRef<Path>) -> Result<ModelCounter, CounterError> {
+        let path = path.as_ref();
+        match &self.tokenizer {
+            ModelTokenizer::Tiktoken(_) | ModelTokenizer::Estimate(_) => {
+                Err(CounterError::NoFileNeeded {
+                    model: self.name.clone(),
+                    tokenizer: self.tokenizer.to_string(),
+                })
+            }
+            ModelTokenizer::HuggingFace { .. } => {
+                #[cfg(feature = "huggingface")]
+                {
+                    HuggingFace::from_file(path)
+                        .map(ModelCounter::HuggingFace)
+                        .map_err(|source| CounterError::File {
+                            model: self.name.clone(),
+                            source,
+                        })
+                }
+                #[cfg(not(feature = "huggingface"))]
+                {
+                    let _ = path;
+                    Err(CounterError::FeatureOff {
+                        model: self.name.clone(),
+                        kind: "tokenizer.json",
+                        feature: "huggingface",
+                    })
+                }
+            }
+            ModelTokenizer::Tekken { .. } => {
+                #[cfg(feature = "tekken")]
+                {
+                    Tekken::from_file(path)
+                        .map(ModelCounter::Tekken)
+                        .map_err(|source| CounterError::File {
+                            model: self.name.clone(),
+                            source,
+                        })
+                }
+                #[cfg(not(feature = "tekken"))]
+                {
+                    let _ = path;
+                    Err(CounterError::FeatureOff {
+                        model: self.name.clone(),
+                        kind: "Tekken",
+                        feature: "tekken",
+                    })
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! Finding a model by the many names it goes by, and suggesting names for one that is
+//! not found.
+
+use std::fmt;
+
+/// The error of [`Model::lookup`](super::Model::lookup) and
+/// [`Catalogue::lookup`](super::Catalogue::lookup): no model of the catalogue has
+/// this name. It lists the closest names, by edit distance.
+///
+/// ```
+/// use ctxbudget::models::Model;
+///
+/// let err = Model::lookup("claude-sonet-4-5").unwrap_err();
+/// assert_eq!(err.suggestions[0], "claude-sonnet-4-5");
+/// assert!(err.to_string().contains("did you mean `claude-sonnet-4-5`"), "{err}");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub struct ModelNotFound {
+    /// The name that was asked for.
+    pub name: String,
+    /// The closest names of the catalogue (models and aliases), closest first: at most
+    /// three, by Levenshtein distance between the lower-cased names.
+    pub suggestions: Vec<String>,
+}
+
+impl fmt::Display for ModelNotFound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown model `{}`: ", self.name)?;
+        match self.suggestions.as_slice() {
+            [] => f.write_str("the catalogue has no models")?,
+            [only] => write!(f, "did you mean `{only}`")?,
+            [first @ .., last] => {
+                f.write_str("did you mean ")?;
+                for name in first {
+                    write!(f, "`{name}`, ")?;
+                }
+                write!(f, "or `{last}`")?;
+            }
+        }
+        if !self.suggestions.is_empty() {
+            f.write_str(" (the closest names in the catalogue, by edit distance)?")?;
+        }
+        f.write_str(
+            "; to use a model the catalogue lacks, add it to a `Catalogue` \
+             (`Catalogue::insert`, or JSON with `Catalogue::with_json`)",
+        )
+    }
+}
+
+/// The forms a name is tried in, in order: as given (lower-cased, trimmed), without a
+/// provider prefix, without a fine-tune wrapper, without a Bedrock or Vertex form, and
+/// then each of these without a date or version suffix.
+pub(super) fn candidates(name: &str) -> Vec<String> {
+    let name = name.trim().to_ascii_lowercase();
+    let mut forms = vec![name.clone()];
+    let push = |form: &str, forms: &mut Vec<String>| {
+        if !form.is_empty() && !forms.iter().any(|known| known == form) {
+            forms.push(form.to_owned());
+        }
+    };
+    // Provider prefixes: `openai/gpt-4o`, `models/gemini-2.5-pro`,
+    // `openrouter/anthropic/claude-...`: the last segment.
+    if let Some((_, last)) = name.rsplit_once('/') {
+        push(last, &mut forms);
+    }
+    let mut index = 0;
+    while index < forms.len() {
+        let form = forms[index].clone();
+        // Fine-tuned OpenAI models: `ft:gpt-4o-mini-2024-07-18:org::id`.
+        if let Some(rest) = form.strip_prefix("ft:") {
+            push(rest.split(':').next().unwrap_or(rest), &mut forms);
+        }
+        // Bedrock: `anthropic.claude-3-5-haiku-20241022-v1:0`, `us.anthropic.…`,
+        // `meta.llama3-1-70b-instruct-v1:0` is left alone (not a catalogue name).
+        if let Some(at) = form.find("anthropic.") {
+            let rest = &form[at + "anthropic.".len()..];
+            push(strip_bedrock_version(rest), &mut forms);
+        }
+        // Vertex AI: `claude-3-5-haiku@20241022`.
+        if let Some((base, version)) = form.split_once('@') {
+            if version.bytes().all(|b| b.is_ascii_digit()) {
+                push(base, &mut forms);
+            }
+        }
+        if let Some(base) = strip_suffix_version(&form) {
+            push(base, &mut forms);
+        }
+        index += 1;
+    }
+    forms
+}
+
+/// `claude-3-5-haiku-20241022-v1:0` → `claude-3-5-haiku-20241022`.
+fn strip_bedrock_version(name: &str) -> &str {
+    match name.rfind("-v") {
+        Some(at)
+            if name[at + 2..]
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b == b':') =>
+        {
+            &name[..at]
+        }
+        _ => name,
+    }
+}
+
+/// The name without one trailing date or version, if it has one: `-2024-08-06`
+/// (OpenAI), `-20250929` (Anthropic), `-001` (Gemini), `-latest`, `-preview-05-06`,
+/// `-exp-0827`.
+fn strip_suffix_version(name: &str) -> Option<&str> {
+    let numeric = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+    // `-YYYY-MM-DD` and `-preview-MM-DD`.
+    let parts: Vec<&str> = name.rsplitn(4, '-').collect();
+    if parts.len() == 4
+        && numeric(parts[0])
+        && numeric(parts[1])
+        && parts[0].len() == 2
+        && parts[1].len() == 2
+    {
+        if numeric(parts[2]) && parts[2].len() == 4 {
+            return Some(parts[3]);
+        }
+        if matches!(parts[2], "preview" | "exp") {
+            return Some(parts[3]);
+        }
+    }
+    let (base, last) = name.rsplit_once('-')?;
+    if base.is_empty() {
+        return None;
+    }
+    // `-20250929`, `-001`, `-0827`; `-latest`, `-preview`, `-exp`.
+    let is_version = (numeric(last) && (last.len() == 8 || last.len() == 3))
+        || matches!(last, "latest" | "preview" | "exp");
+    if is_version {
+        return Some(base);
+    }
+    // `-preview-0827`, `-exp-0827`.
+    let (before, tag) = base.rsplit_once('-')?;
+    (numeric(last) && last.len() == 4 && matches!(tag, "preview" | "exp") && !before.is_empty())
+        .then_some(before)
+}
+
+/// The Levenshtein distance between `a` and `b`, by characters.
+pub(super) fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = if ca == cb {
+                diagonal
+            } else {
+                1 + diagonal.min(above).min(row[j])
+            };
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// The (at most) three names closest to `name`, closest first, ties in the order
+/// given; names already suggested are skipped.
+pub(super) fn closest<'a>(name: &str, names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let query = name.trim().to_ascii_lowercase();
+    // Bound the work on absurd input: the catalogue's names are short.
+    let query: String = query.chars().take(128).collect();
+    let mut scored: Vec<(usize, usize, &str)> = names
+        .enumerate()
+        .map(|(order, known)| (edit_distance(&query, known), order, known))
+        .collect();
+    scored.sort_unstable();
+    let mut out: Vec<String> = Vec::new();
+    for (_, _, known) in scored {
+        if !out.iter().any(|seen| seen == known) {
+            out.push(known.to_owned());
+        }
+        if out.len() == 3 {
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distances() {
+        assert_eq!(edit_distance("", ""), 0);
+        assert_eq!(edit_distance("abc", ""), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("gpt-4o", "gpt-4o"), 0);
+        assert_eq!(edit_distance("gtp-4o", "gpt-4o"), 2);
+    }
+
+    #[test]
+    fn suffixes() {
+        assert_eq!(strip_suffix_version("gpt-4o-2024-08-06"), Some("gpt-4o"));
+        assert_eq!(
+            strip_suffix_version("claude-sonnet-4-5-20250929"),
+            Some("claude-sonnet-4-5")
+        );
+        assert_eq!(
+            strip_suffix_version("gemini-2.0-flash-001"),
+            Some("gemini-2.0-flash")
+        );
+        assert_eq!(
+            strip_suffix_version("claude-3-5-sonnet-latest"),
+            Some("claude-3-5-sonnet")
+        );
+        assert_eq!(
+            strip_suffix_version("gemini-2.5-pro-preview-05-06"),
+            Some("gemini-2.5-pro")
+        );
+        assert_eq!(
+            strip_suffix_version("gemini-1.5-pro-exp-0827"),
+            Some("gemini-1.5-pro")
+        );
+        assert_eq!(strip_suffix_version("gpt-4o"), None);
+        assert_eq!(strip_suffix_version("claude-sonnet-4-5"), None);
+        assert_eq!(strip_suffix_version("-latest"), None);
+        assert_eq!(strip_suffix_version(""), None);
+    }
+
+    #[test]
+    fn forms() {
+        let forms = candidates(" OpenAI/GPT-4o-2024-08-06 ");
+        assert!(forms.contains(&"gpt-4o".to_owned()), "{forms:?}");
+        let forms = candidates("us.anthropic.claude-3-5-haiku-20241022-v1:0");
+        assert!(forms.contains(&"claude-3-5-haiku".to_owned()), "{forms:?}");
+        let forms = candidates("claude-3-5-haiku@20241022");
+        assert!(forms.contains(&"claude-3-5-haiku".to_owned()), "{forms:?}");
+        let forms = candidates("ft:gpt-4o-mini-2024-07-18:acme::abc123");
+        assert!(forms.contains(&"gpt-4o-mini".to_owned()), "{forms:?}");
+        // Every form is tried once, and the list stays short.
+        assert!(candidates("a-1-2-3-4-5-6-7-8-9").len() < 8);
+    }
+}

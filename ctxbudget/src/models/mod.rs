@@ -1,0 +1,524 @@
+//! The model catalogue: the context window, output limit, tokenizer and API format of
+//! current OpenAI, Anthropic, Google, Mistral and Meta models, from their providers'
+//! documentation.
+//!
+//! [`Model::lookup`] finds a model by its name as the provider's API spells it, by an
+//! alias, by a dated snapshot (`gpt-4o-2024-08-06`, `claude-sonnet-4-5-20250929`,
+//! `gemini-2.0-flash-001`), with a provider prefix (`openai/gpt-4o`,
+//! `models/gemini-2.5-pro`) or as a Bedrock id (`anthropic.claude-3-5-haiku-20241022-v1:0`).
+//! An unknown name is an error that names the closest names in the catalogue.
+//! [`Model::counter`] gives the counter that matches the model's tokenizer.
+//!
+//! ```
+//! use ctxbudget::models::{ApiFormat, Model};
+//! use ctxbudget::TokenCounter;
+//!
+//! let model = Model::lookup("gpt-4o-2024-08-06")?;
+//! assert_eq!(model.name(), "gpt-4o");
+//! assert_eq!(model.context_window(), 128_000);
+//! assert_eq!(model.max_output_tokens(), Some(16_384));
+//! assert_eq!(model.api(), ApiFormat::OpenAiChat);
+//!
+//! // Tiktoken for OpenAI models, an upper estimate for Claude and Gemini.
+//! let counter = Model::lookup("claude-sonnet-4-5")?.counter()?;
+//! assert!(counter.count("Hello, Claude") >= 4);
+//!
+//! let err = Model::lookup("gpt-4-o").unwrap_err();
+//! assert!(err.to_string().contains("`gpt-4o`"), "{err}");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Where the numbers come from
+//!
+//! Every row names the page of the provider's documentation it was taken from
+//! ([`Model::source`]) and the day it was checked against it ([`Model::checked`]).
+//! Windows and limits change; a [`Catalogue`] takes entries of your own or overrides
+//! (from JSON with the `serde` feature) without waiting for a release. The windows
+//! are what the API accepts by default: beta headers and tiers that raise them (a
+//! million tokens for Claude Sonnet 4 and 4.5, 128,000 output tokens for Claude 3.7
+//! Sonnet) are not assumed. Open-weight models (Llama, and Mistral's open models)
+//! have no separate output limit: output shares the window, and
+//! [`Model::max_output_tokens`] is `None`.
+//!
+//! | provider | models | source |
+//! | --- | --- | --- |
+//! | OpenAI | GPT-5, GPT-4.1, GPT-4o, o1, o3, o4-mini, GPT-4 Turbo, GPT-4, GPT-3.5 Turbo | the model pages of the OpenAI API docs |
+//! | Anthropic | Claude Opus 4.5, 4.1, 4; Sonnet 4.5, 4, 3.7, 3.5; Haiku 4.5, 3.5, 3; Claude 3 Opus and Sonnet | Anthropic's models overview |
+//! | Google | Gemini 2.5 Pro, Flash, Flash-Lite; 2.0 Flash, Flash-Lite; 1.5 Pro, Flash, Flash-8B | the Gemini API model pages |
+//! | Mistral | Mistral Large, Medium 3, Small 3.1/3.2, Codestral, Nemo, Ministral | Mistral's models overview |
+//! | Meta | Llama 3.1, 3.2, 3.3, 4 Scout, 4 Maverick | Meta's model cards |
+//!
+//! `cargo run -p ctxbudget --example models` prints every row.
+//!
+//! # Tokenizers
+//!
+//! | [`ModelTokenizer`] | counter from [`Model::counter`] |
+//! | --- | --- |
+//! | [`Tiktoken`](ModelTokenizer::Tiktoken) (OpenAI) | [`Tiktoken`](crate::Tiktoken), exact |
+//! | [`Estimate`](ModelTokenizer::Estimate) (Claude, Gemini, closed Mistral models) | [`ModelEstimate`](crate::count::ModelEstimate), an upper estimate |
+//! | [`HuggingFace`](ModelTokenizer::HuggingFace) (Llama, Mistral Large) | an error naming the file; [`Model::counter_from_file`] loads it with `HuggingFace::from_file` (feature `huggingface`) |
+//! | [`Tekken`](ModelTokenizer::Tekken) (Mistral Nemo, Small 3) | an error naming the file; [`Model::counter_from_file`] loads it with `Tekken::from_file` (feature `tekken`) |
+//!
+//! The catalogue needs the `tiktoken` feature (on by default), whose
+//! [`Encoding`](crate::count::Encoding) names the OpenAI rows' tokenizer; it does not
+//! need `requests` ([`ApiFormat::request_format`] maps to the request types when it
+//! is on).
+
+mod catalogue;
+mod counter;
+#[cfg(feature = "serde")]
+mod json;
+mod lookup;
+mod table;
+
+use std::fmt;
+
+pub use catalogue::Catalogue;
+pub use counter::{CounterError, ModelCounter};
+#[cfg(feature = "serde")]
+pub use json::CatalogueError;
+pub use lookup::ModelNotFound;
+
+use crate::count::{Encoding, EstimateProfile};
+
+/// Who makes a model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Provider {
+    /// OpenAI.
+    OpenAi,
+    /// Anthropic.
+    Anthropic,
+    /// Google.
+    Google,
+    /// Mistral AI.
+    Mistral,
+    /// Meta.
+    Meta,
+    /// Any other provider (entries of your own).
+    Other,
+}
+
+impl Provider {
+    /// The provider's name as configuration files spell it: `"openai"`,
+    /// `"anthropic"`, `"google"`, `"mistral"`, `"meta"` or `"other"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "openai",
+            Provider::Anthropic => "anthropic",
+            Provider::Google => "google",
+            Provider::Mistral => "mistral",
+            Provider::Meta => "meta",
+            Provider::Other => "other",
+        }
+    }
+
+    pub(crate) fn parse(name: &str) -> Option<Self> {
+        [
+            Provider::OpenAi,
+            Provider::Anthropic,
+            Provider::Google,
+            Provider::Mistral,
+            Provider::Meta,
+            Provider::Other,
+        ]
+        .into_iter()
+        .find(|provider| provider.as_str() == name)
+    }
+}
+
+impl fmt::Display for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// The request format a model's API takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ApiFormat {
+    /// OpenAI Chat Completions (`POST /v1/chat/completions`).
+    OpenAiChat,
+    /// Anthropic Messages (`POST /v1/messages`).
+    AnthropicMessages,
+    /// Google's Gemini API (`generateContent`).
+    GeminiGenerateContent,
+    /// Mistral's chat completions (`POST /v1/chat/completions` of La Plateforme: the
+    /// shape of OpenAI's, with Mistral's own fields).
+    MistralChat,
+    /// No one API: open-weight models are served by many hosts (most of them with an
+    /// OpenAI-compatible API) or run locally with their chat template.
+    Other,
+}
+
+impl ApiFormat {
+    /// The format's name as configuration files spell it: `"openai-chat"`,
+    /// `"anthropic-messages"`, `"gemini"`, `"mistral-chat"` or `"other"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ApiFormat::OpenAiChat => "openai-chat",
+            ApiFormat::AnthropicMessages => "anthropic-messages",
+            ApiFormat::GeminiGenerateContent => "gemini",
+            ApiFormat::MistralChat => "mistral-chat",
+            ApiFormat::Other => "other",
+        }
+    }
+
+    pub(crate) fn parse(name: &str) -> Option<Self> {
+        [
+            ApiFormat::OpenAiChat,
+            ApiFormat::AnthropicMessages,
+            ApiFormat::GeminiGenerateContent,
+            ApiFormat::MistralChat,
+            ApiFormat::Other,
+        ]
+        .into_iter()
+        .find(|api| api.as_str() == name)
+    }
+
+    /// The request format of [`crate::request`] that reads and trims this API's
+    /// request bodies, if there is one.
+    #[cfg(feature = "requests")]
+    pub const fn request_format(self) -> Option<crate::request::RequestFormat> {
+        match self {
+            ApiFormat::OpenAiChat => Some(crate::request::RequestFormat::OpenAiChat),
+            ApiFormat::AnthropicMessages => Some(crate::request::RequestFormat::AnthropicMessages),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ApiFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// How a model's tokens are counted.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ModelTokenizer {
+    /// One of OpenAI's `tiktoken` encodings: exact counts with
+    /// [`Tiktoken`](crate::Tiktoken).
+    Tiktoken(Encoding),
+    /// A Hugging Face `tokenizer.json`, published in the hub repository `repo`
+    /// (`"meta-llama/Llama-3.1-8B-Instruct"`): download it (gated repositories need
+    /// an accepted license) and load it with `HuggingFace::from_file`.
+    HuggingFace {
+        /// The hub repository, `owner/name`.
+        repo: String,
+    },
+    /// A Mistral Tekken vocabulary: the file `file` of the hub repository `repo`,
+    /// loaded with `Tekken::from_file`.
+    Tekken {
+        /// The hub repository, `owner/name`.
+        repo: String,
+        /// The file in it, e.g. `"tekken.json"`.
+        file: String,
+    },
+    /// No public tokenizer: counted with the upper estimate of `profile`
+    /// ([`ModelEstimate`](crate::count::ModelEstimate)).
+    Estimate(EstimateProfile),
+}
+
+impl fmt::Display for ModelTokenizer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModelTokenizer::Tiktoken(encoding) => write!(f, "tiktoken {encoding}"),
+            ModelTokenizer::HuggingFace { repo } => write!(f, "tokenizer.json of {repo}"),
+            ModelTokenizer::Tekken { repo, file } => write!(f, "Tekken {file} of {repo}"),
+            ModelTokenizer::Estimate(profile) => write!(f, "{profile} estimate"),
+        }
+    }
+}
+
+/// One model of the catalogue: its window, output limit, tokenizer, API format, and
+/// where these come from.
+///
+/// Built-in models come from [`Model::lookup`] or a [`Catalogue`]; models of your
+/// own from [`Model::new`] and the `with_*` methods, or from JSON
+/// ([`Catalogue::with_json`]).
+///
+/// ```
+/// use ctxbudget::count::Encoding;
+/// use ctxbudget::models::{ApiFormat, Model, ModelTokenizer, Provider};
+///
+/// let model = Model::new(
+///     "my-gateway-gpt",
+///     Provider::Other,
+///     64_000,
+///     ModelTokenizer::Tiktoken(Encoding::O200kBase),
+///     ApiFormat::OpenAiChat,
+/// )
+/// .with_max_output_tokens(Some(4_096))
+/// .with_aliases(["gateway"])
+/// .with_source("our gateway's limits page", Some("2026-12-01"));
+/// assert_eq!(model.prompt_limit(), 59_904);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Model {
+    name: String,
+    provider: Provider,
+    context_window: usize,
+    max_output_tokens: Option<usize>,
+    tokenizer: ModelTokenizer,
+    api: ApiFormat,
+    aliases: Vec<String>,
+    source: String,
+    checked: Option<String>,
+}
+
+impl Model {
+    /// A model named `name` (as the API spells it), with no output limit of its own,
+    /// no aliases, and "user entry" as its source.
+    pub fn new(
+        name: impl Into<String>,
+        provider: Provider,
+        context_window: usize,
+        tokenizer: ModelTokenizer,
+        api: ApiFormat,
+    ) -> Self {
+        Model {
+            name: name.into(),
+            provider,
+            context_window,
+            max_output_tokens: None,
+            tokenizer,
+            api,
+            aliases: Vec::new(),
+            source: "user entry".to_owned(),
+            checked: None,
+        }
+    }
+
+    /// Finds a model of the built-in catalogue by name, alias or dated snapshot (see
+    /// [the module docs](self)).
+    ///
+    /// # Errors
+    ///
+    /// [`ModelNotFound`], with the closest names of the catalogue.
+    pub fn lookup(name: &str) -> Result<&'static Model, ModelNotFound> {
+        Catalogue::builtin().lookup(name)
+    }
+
+    /// Sets the output limit (`None`: output shares the window).
+    #[must_use]
+    pub fn with_max_output_tokens(mut self, tokens: Option<usize>) -> Self {
+        self.max_output_tokens = tokens;
+        self
+    }
+
+    /// Sets the other names the model is found by.
+    #[must_use]
+    pub fn with_aliases<S: Into<String>>(mut self, aliases: impl IntoIterator<Item = S>) -> Self {
+        self.aliases = aliases.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets where the numbers come from, and the day (`YYYY-MM-DD`) they were checked.
+    #[must_use]
+    pub fn with_source(mut self, source: impl Into<String>, checked: Option<&str>) -> Self {
+        self.source = source.into();
+        self.checked = checked.map(str::to_owned);
+        self
+    }
+
+    /// Sets the context window.
+    #[must_use]
+    pub fn with_context_window(mut self, tokens: usize) -> Self {
+        self.context_window = tokens;
+        self
+    }
+
+    /// Sets the tokenizer.
+    #[must_use]
+    pub fn with_tokenizer(mut self, tokenizer: ModelTokenizer) -> Self {
+        self.tokenizer = tokenizer;
+        self
+    }
+
+    /// Sets the API format.
+    #[must_use]
+    pub fn with_api(mut self, api: ApiFormat) -> Self {
+        self.api = api;
+        self
+    }
+
+    /// The model's name, as the provider's API spells it (`"gpt-4o"`,
+    /// `"claude-sonnet-4-5-20250929"`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Who makes the model.
+    pub fn provider(&self) -> Provider {
+        self.provider
+    }
+
+    /// The context window: the most tokens of prompt and output together.
+    pub fn context_window(&self) -> usize {
+        self.context_window
+    }
+
+    /// The most tokens one response may have, when the provider sets a limit below
+    /// the window; `None` when output shares the window (open-weight models).
+    pub fn max_output_tokens(&self) -> Option<usize> {
+        self.max_output_tokens
+    }
+
+    /// The most tokens the prompt may have when the whole output limit is reserved:
+    /// `context_window - max_output_tokens` (the whole window when there is no
+    /// output limit, and 0 when the limit is over the window).
+    pub fn prompt_limit(&self) -> usize {
+        self.context_window
+            .saturating_sub(self.max_output_tokens.unwrap_or(0))
+    }
+
+    /// How the model's tokens are counted.
+    pub fn tokenizer(&self) -> &ModelTokenizer {
+        &self.tokenizer
+    }
+
+    /// The request format of the model's API.
+    pub fn api(&self) -> ApiFormat {
+        self.api
+    }
+
+    /// The other names the model is found by (`"claude-sonnet-4-5"`,
+    /// `"chatgpt-4o-latest"`).
+    pub fn aliases(&self) -> &[String] {
+        &self.aliases
+    }
+
+    /// Where the numbers come from: the provider's documentation page (a URL) for
+    /// built-in models.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The day (`YYYY-MM-DD`) the numbers were checked against [`source`](Self::source);
+    /// every built-in model has one.
+    pub fn checked(&self) -> Option<&str> {
+        self.checked.as_deref()
+    }
+
+    /// Checks what the numbers must satisfy: a window of at least one token, an
+    /// output limit of at least one token and not over the window, a name that is
+    /// not empty, and a `checked` date written `YYYY-MM-DD`.
+    pub(crate) fn problem(&self) -> Option<(&'static str, String)> {
+        if self.name.trim().is_empty() {
+            return Some(("name", "the name is empty".to_owned()));
+        }
+        if self.context_window == 0 {
+            return Some(("context_window", "the window is 0 tokens".to_owned()));
+        }
+        match self.max_output_tokens {
+            Some(0) => return Some(("max_output_tokens", "the output limit is 0".to_owned())),
+            Some(output) if output > self.context_window => {
+                return Some((
+                    "max_output_tokens",
+                    format!(
+                        "the output limit {output} is over the context window {}",
+                        self.context_window
+                    ),
+                ));
+            }
+            _ => {}
+        }
+        if let Some(date) = &self.checked {
+            if !is_date(date) {
+                return Some((
+                    "checked",
+                    format!("`{date}` is not a date written YYYY-MM-DD"),
+                ));
+            }
+        }
+        None
+    }
+}
+
+/// Whether `text` is written `YYYY-MM-DD` with a month 01-12 and a day 01-31.
+fn is_date(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let digits = |range: std::ops::Range<usize>| bytes[range].iter().all(u8::is_ascii_digit);
+    if bytes.len() != 10 || bytes[4] != b'-' || bytes[7] != b'-' {
+        return false;
+    }
+    if !(digits(0..4) && digits(5..7) && digits(8..10)) {
+        return false;
+    }
+    let month = (bytes[5] - b'0') * 10 + (bytes[6] - b'0');
+    let day = (bytes[8] - b'0') * 10 + (bytes[9] - b'0');
+    (1..=12).contains(&month) && (1..=31).contains(&day)
+}
+
+impl fmt::Display for Model {
+    /// One line: name, provider, window, output limit, tokenizer, API.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} ({}): window {}, output ",
+            self.name, self.provider, self.context_window
+        )?;
+        match self.max_output_tokens {
+            Some(tokens) => write!(f, "{tokens}")?,
+            None => f.write_str("shares the window")?,
+        }
+        write!(f, ", {}, {}", self.tokenizer, self.api)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        for good in ["2026-12-01", "2024-01-31"] {
+            assert!(is_date(good), "{good}");
+        }
+        for bad in [
+            "2026-13-01",
+            "2026-12-00",
+            "2026-1-01",
+            "26-12-01",
+            "2026/12/01",
+            "",
+        ] {
+            assert!(!is_date(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn names_parse_back() {
+        for provider in [Provider::OpenAi, Provider::Meta, Provider::Other] {
+            assert_eq!(Provider::parse(provider.as_str()), Some(provider));
+        }
+        for api in [
+            ApiFormat::OpenAiChat,
+            ApiFormat::GeminiGenerateContent,
+            ApiFormat::Other,
+        ] {
+            assert_eq!(ApiFormat::parse(api.as_str()), Some(api));
+        }
+        assert_eq!(Provider::parse("OpenAI"), None);
+    }
+
+    #[test]
+    fn problems_name_the_field() {
+        let model = Model::new(
+            "x",
+            Provider::Other,
+            100,
+            ModelTokenizer::Estimate(EstimateProfile::Claude),
+            ApiFormat::Other,
+        );
+        assert_eq!(model.problem(), None);
+        let over = model.clone().with_max_output_tokens(Some(101));
+        assert_eq!(over.problem().map(|p| p.0), Some("max_output_tokens"));
+        let empty = model.clone().with_context_window(0);
+        assert_eq!(empty.problem().map(|p| p.0), Some("context_window"));
+        let dated = model.with_source("s", Some("yesterday"));
+        assert_eq!(dated.problem().map(|p| p.0), Some("checked"));
+    }
+}

@@ -1,0 +1,239 @@
+//! Searching inside one long piece without split points (a run of one letter, CJK
+//! text without punctuation, a run of emoji) with the linear engine of a
+//! [`Tiktoken`](crate::Tiktoken), in about one count of what is kept.
+//!
+//! A byte-pair encoding has the prefix property: any run of consecutive tokens of
+//! the encoding of a text is the encoding of the text it spells (the `bpe` crate's
+//! "Corollary II"). So one encoding of a beginning (or end) of the piece a little
+//! longer than what fits gives the exact count of every part that ends (starts) at
+//! one of its token boundaries: the first `k` tokens spell a prefix that costs `k`.
+//! Where the pre-tokenizer would cut such a part into more than one piece, the
+//! property says nothing, so every answer is checked to be one piece (a scan of the
+//! pre-tokenizer's regular expression, much cheaper than encoding) and the caller
+//! falls back to counting probes when it is not.
+//!
+//! The part found is the longest whose count the encoding gives, so that a larger
+//! budget never keeps less; the counts of the shorter parts are kept too, so that
+//! the cut the boundary rules then choose (the last grapheme boundary, say) is
+//! usually not counted again.
+
+use super::fit::{Side, ceil_char_boundary, floor_char_boundary};
+use crate::count::Linear;
+
+/// Pieces shorter than this are left to the counting probes.
+pub(crate) const LONG_PIECE: usize = 512;
+/// Tokens encoded beyond the budget, so that a part found not to fit is over by a
+/// margin no realistic dip of a byte-pair count (a longer text costing fewer
+/// tokens than its beginning) can make up.
+const MARGIN: usize = 16;
+/// Bytes of the piece encoded first, to measure its bytes per token.
+const SAMPLE: usize = 1024;
+
+/// What [`search`] found: the far offset of the longest part that fits and its
+/// exact count, and the exact count of every other part it knows, ending (head) or
+/// starting (tail) at a token boundary on a char boundary, nearest `anchor` first.
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    /// Where the parts start (head) or end (tail).
+    pub(crate) anchor: usize,
+    /// The far offset of the longest part that fits.
+    pub(crate) at: usize,
+    /// Its count.
+    pub(crate) tokens: usize,
+    /// `(far offset, count)` of every part known to be one piece or that may be:
+    /// check with [`Found::count`].
+    ends: Vec<(usize, usize)>,
+}
+
+impl Found {
+    /// The exact count of the part from the anchor to `at`, if it is one of the
+    /// parts found and the pre-tokenizer keeps it in one piece.
+    pub(crate) fn count(&self, linear: Linear, text: &str, side: Side, at: usize) -> Option<usize> {
+        let index = match side {
+            Side::Head => self.ends.binary_search_by(|&(end, _)| end.cmp(&at)),
+            Side::Tail => self.ends.binary_search_by(|&(start, _)| at.cmp(&start)),
+        }
+        .ok()?;
+        let part = match side {
+            Side::Head => &text[self.anchor..at],
+            Side::Tail => &text[at..self.anchor],
+        };
+        linear.is_one_piece(part).then_some(self.ends[index].1)
+    }
+}
+
+/// Inside `text[start..end]`, where `start` (head) or `end` (tail) is a split point
+/// or an end of the text, the longest part at the kept side that costs at most
+/// `limit` tokens, as far as one long piece at that side reaches. `None` when the
+/// kept side does not begin with a long piece, or the part is not one piece: the
+/// caller then searches with counting probes. When the whole piece fits and more
+/// text follows it without a split point, the part is the piece: shorter than the
+/// longest that fits, never over.
+pub(crate) fn search(
+    linear: Linear,
+    text: &str,
+    side: Side,
+    start: usize,
+    end: usize,
+    limit: usize,
+) -> Option<Found> {
+    let found = match side {
+        Side::Head => search_head(linear, text, start, end, limit)?,
+        Side::Tail => search_tail(linear, text, start, end, limit)?,
+    };
+    let part = match side {
+        Side::Head => &text[found.anchor..found.at],
+        Side::Tail => &text[found.at..found.anchor],
+    };
+    linear.is_one_piece(part).then_some(found)
+}
+
+fn search_head(
+    linear: Linear,
+    text: &str,
+    start: usize,
+    end: usize,
+    limit: usize,
+) -> Option<Found> {
+    let piece = linear.first_piece_len(&text[start..end]);
+    if piece < LONG_PIECE {
+        return None;
+    }
+    let piece_end = start + piece;
+    let bytes = text.as_bytes();
+    let sample = floor_char_boundary(text, start + SAMPLE.min(piece));
+    let mut until = encode_target(
+        sample - start,
+        linear.token_ends(&bytes[start..sample]).len(),
+        limit,
+    )
+    .map_or(piece_end, |length| start.saturating_add(length).min(piece_end));
+    loop {
+        let ends = linear.token_ends(&bytes[start..until]);
+        if until < piece_end && ends.len() <= limit.saturating_add(MARGIN) {
+            // Too few tokens to decide: encode a longer beginning.
+            until = grow(Side::Head, start, until, piece_end);
+            continue;
+        }
+        // The first `k` tokens spell `text[start..start + ends[k - 1]]`.
+        let ends: Vec<(usize, usize)> = ends
+            .into_iter()
+            .take(limit)
+            .enumerate()
+            .map(|(index, end)| (start + end, index + 1))
+            .filter(|&(at, _)| text.is_char_boundary(at))
+            .collect();
+        let (at, tokens) = ends.last().copied().unwrap_or((start, 0));
+        return Some(Found {
+            anchor: start,
+            at,
+            tokens,
+            ends,
+        });
+    }
+}
+
+fn search_tail(
+    linear: Linear,
+    text: &str,
+    start: usize,
+    end: usize,
+    limit: usize,
+) -> Option<Found> {
+    // The last piece of the stretch: pieces are cut from the left, but whatever
+    // offset the cutting starts at, a suffix that starts at one of its pieces is cut
+    // the same way alone (the patterns do not look behind).
+    let piece_start = last_piece_start(linear, text, start, end)?;
+    if end - piece_start < LONG_PIECE {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let sample = ceil_char_boundary(text, end - SAMPLE.min(end - piece_start));
+    let mut from = encode_target(
+        end - sample,
+        linear.token_ends(&bytes[sample..end]).len(),
+        limit,
+    )
+    .map_or(piece_start, |length| end.saturating_sub(length).max(piece_start));
+    loop {
+        let ends = linear.token_ends(&bytes[from..end]);
+        if from > piece_start && ends.len() <= limit.saturating_add(MARGIN) {
+            from = grow(Side::Tail, end, from, piece_start);
+            continue;
+        }
+        // The last `k` tokens spell `text[from + ends[count - k - 1]..end]` (all
+        // of it for `k == count`).
+        let count = ends.len();
+        let starts: Vec<(usize, usize)> = (1..=count.min(limit))
+            .map(|k| {
+                let at = if k == count { from } else { from + ends[count - k - 1] };
+                (at, k)
+            })
+            .filter(|&(at, _)| text.is_char_boundary(at))
+            .collect();
+        let (at, tokens) = starts.last().copied().unwrap_or((end, 0));
+        return Some(Found {
+            anchor: end,
+            at,
+            tokens,
+            ends: starts,
+        });
+    }
+}
+
+/// Where the last piece of `text[start..end]` starts, cutting from no farther back
+/// than needed: pieces are cut from a window that grows until its last piece starts
+/// inside it (or the window reaches `start`).
+fn last_piece_start(linear: Linear, text: &str, start: usize, end: usize) -> Option<usize> {
+    let mut window = 4 * LONG_PIECE;
+    loop {
+        let from = ceil_char_boundary(text, end.saturating_sub(window).max(start));
+        let mut last = None;
+        let mut offset = from;
+        for piece in linear.pieces(&text[from..end]) {
+            last = Some(offset);
+            offset += piece.len();
+        }
+        let last = last?;
+        if last > from || from == start {
+            return Some(last);
+        }
+        window = window.saturating_mul(4);
+    }
+}
+
+/// The length to encode for `limit` tokens and a margin, from a sample of `bytes`
+/// that encoded to `tokens`; `None` (encode it all) when the sample had no token.
+#[allow(
+    clippy::cast_precision_loss,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)]
+fn encode_target(bytes: usize, tokens: usize, limit: usize) -> Option<usize> {
+    if tokens == 0 {
+        return None;
+    }
+    let per_token = bytes as f64 / tokens as f64;
+    let wanted = limit.saturating_add(2 * MARGIN) as f64 * per_token * 1.05;
+    Some((wanted as usize).saturating_add(64))
+}
+
+/// Half as much again of the piece, and at least 64 bytes more (head: up to
+/// `piece_end`; tail: down to it). Offsets need not be char boundaries: the
+/// encoder works on bytes, and only parts on char boundaries are kept.
+fn grow(side: Side, anchor: usize, reached: usize, piece_end: usize) -> usize {
+    match side {
+        Side::Head => {
+            let length = reached - anchor;
+            anchor
+                .saturating_add(length + length / 2 + 64)
+                .min(piece_end)
+        }
+        Side::Tail => {
+            let length = anchor - reached;
+            anchor
+                .saturating_sub(length + length / 2 + 64)
+                .max(piece_end)
+        }
+    }
+}

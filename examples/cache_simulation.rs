@@ -1,0 +1,280 @@
+//! What the providers' prompt caches make of a long agent session, trimmed to the
+//! minimal fit or with the cache-stable policy.
+//!
+//! ```sh
+//! cargo run --release --example cache_simulation
+//! cargo run --release --example cache_simulation -- --turns 500 --openai-cached 0.5
+//! ```
+//!
+//! A 2,000-turn tool-heavy session (`ctxbudget_tests::agent`: one model call per
+//! turn, tool outputs of 200 to 5,000 o200k tokens from the benchmark corpus, a
+//! 2,000-token system prompt) runs through a `ChatSession` whose limit is the whole
+//! window, at 32k, 128k and 200k, once with `CutPolicy::minimal_fit()` and once with
+//! `CutPolicy::cache_stable()`. Each prompt is then billed as the providers do,
+//! with their cache rules (the 5-minute lifetime ignored: every call comes in time):
+//!
+//! - **Anthropic**: `cache_control` breakpoints where `Prepared::cache_breakpoints`
+//!   puts them (the head, the stable prefix, the last message). A call reads the
+//!   longest prefix, ending at a message, that an earlier call wrote at one of its
+//!   breakpoints, and writes the rest up to its last breakpoint. Prefixes under
+//!   1,024 tokens are not cached. Reads cost 0.1x the input price, writes 1.25x.
+//! - **OpenAI**: no breakpoints. A call reads the longest prefix it shares with an
+//!   earlier call, from 1,024 tokens on, in steps of 128. Cached input costs
+//!   `--openai-cached` times the input price (default 0.1, as for GPT-5; 0.5 for
+//!   GPT-4o); writes cost nothing extra.
+//!
+//! For each window, policy and provider it prints the share of input tokens read
+//! from the cache, the billed-equivalent input tokens (input price = 1), their ratio
+//! to minimal fit, and the mean prompt as a share of the window.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::rc::Rc;
+
+use ctxbudget::{
+    Message, Tiktoken, TokenCounter,
+    chat::{ChatSession, CutPolicy},
+};
+use ctxbudget_tests::agent::AgentSession;
+
+/// Anthropic and OpenAI do not cache prefixes shorter than this.
+const MIN_CACHEABLE: u64 = 1_024;
+/// OpenAI reports cached tokens in steps of this many past the minimum.
+const OPENAI_STEP: u64 = 128;
+
+/// Counts each distinct text once: the six runs share the same messages.
+struct Memo<'c> {
+    counter: &'c Tiktoken,
+    seen: RefCell<HashMap<(usize, usize), usize>>,
+}
+
+impl TokenCounter for Memo<'_> {
+    fn count(&self, text: &str) -> usize {
+        let key = (text.as_ptr() as usize, text.len());
+        if let Some(&tokens) = self.seen.borrow().get(&key) {
+            return tokens;
+        }
+        let tokens = self.counter.count(text);
+        self.seen.borrow_mut().insert(key, tokens);
+        tokens
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Prices {
+    anthropic_read: f64,
+    anthropic_write: f64,
+    openai_cached: f64,
+}
+
+/// What one provider billed over a session.
+#[derive(Debug, Default, Clone, Copy)]
+struct Bill {
+    input: u64,
+    read: u64,
+    written: u64,
+    billed: f64,
+}
+
+impl Bill {
+    #[allow(clippy::cast_precision_loss)]
+    fn read_share(&self) -> f64 {
+        self.read as f64 / self.input.max(1) as f64
+    }
+}
+
+/// The outcome of one session under one policy.
+struct Run {
+    anthropic: Bill,
+    openai: Bill,
+    mean_use: f64,
+    cuts: usize,
+}
+
+/// The hash of each prefix of `ids` (`prefixes[i]` covers `ids[..=i]`).
+fn prefix_hashes(ids: &[usize]) -> Vec<u64> {
+    let mut hasher = DefaultHasher::new();
+    ids.iter()
+        .map(|id| {
+            id.hash(&mut hasher);
+            hasher.finish()
+        })
+        .collect()
+}
+
+#[allow(clippy::cast_precision_loss)]
+fn simulate(
+    system: &Rc<Message>,
+    turns: &[Vec<Rc<Message>>],
+    counter: &Memo<'_>,
+    window: usize,
+    policy: CutPolicy,
+    prices: Prices,
+) -> Run {
+    let mut session = ChatSession::new(counter as &dyn TokenCounter, window).with_policy(policy);
+    session
+        .push(Rc::clone(system))
+        .expect("the system prompt fits");
+    // Anthropic: the prefixes written at breakpoints; OpenAI: every prefix sent.
+    let mut written: HashSet<u64> = HashSet::new();
+    let mut sent: HashSet<u64> = HashSet::new();
+    let (mut anthropic, mut openai) = (Bill::default(), Bill::default());
+    let (mut use_sum, mut cuts) = (0.0, 0);
+    for turn in turns {
+        for message in turn {
+            session
+                .push(Rc::clone(message))
+                .expect("tool outputs fit the window");
+        }
+        let prompt = session.prepare().expect("no call is pending");
+        cuts += usize::from(prompt.cut_moved());
+        use_sum += prompt.tokens() as f64 / window as f64;
+        let ids: Vec<usize> = prompt
+            .messages()
+            .iter()
+            .map(|m| Rc::as_ptr(m) as usize)
+            .collect();
+        let hashes = prefix_hashes(&ids);
+        // Tokens up to and including each message; the reply priming is the last.
+        let mut upto = Vec::with_capacity(ids.len());
+        let mut sum = 0u64;
+        for tokens in prompt.message_tokens() {
+            sum += tokens as u64;
+            upto.push(sum);
+        }
+        let input = prompt.tokens() as u64;
+
+        // Anthropic.
+        let read = (0..ids.len())
+            .rev()
+            .find(|&i| written.contains(&hashes[i]))
+            .map_or(0, |i| upto[i]);
+        let breakpoints = prompt.cache_breakpoints();
+        let last = breakpoints.last().map_or(0, |&b| upto[b]);
+        let write = if last >= MIN_CACHEABLE {
+            last.saturating_sub(read)
+        } else {
+            0
+        };
+        for &b in &breakpoints {
+            if upto[b] >= MIN_CACHEABLE {
+                written.insert(hashes[b]);
+            }
+        }
+        anthropic.input += input;
+        anthropic.read += read;
+        anthropic.written += write;
+        anthropic.billed += prices.anthropic_read * read as f64
+            + prices.anthropic_write * write as f64
+            + (input - read - write) as f64;
+
+        // OpenAI.
+        let shared = (0..ids.len())
+            .rev()
+            .find(|&i| sent.contains(&hashes[i]))
+            .map_or(0, |i| upto[i]);
+        let cached = if shared >= MIN_CACHEABLE {
+            MIN_CACHEABLE + (shared - MIN_CACHEABLE) / OPENAI_STEP * OPENAI_STEP
+        } else {
+            0
+        };
+        sent.extend(hashes.iter().copied());
+        openai.input += input;
+        openai.read += cached;
+        openai.billed += prices.openai_cached * cached as f64 + (input - cached) as f64;
+    }
+    Run {
+        anthropic,
+        openai,
+        mean_use: use_sum / turns.len().max(1) as f64,
+        cuts,
+    }
+}
+
+fn arg(args: &[String], name: &str) -> Option<String> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let turns_wanted: usize = arg(&args, "--turns").map_or(2_000, |t| t.parse().unwrap_or(2_000));
+    let prices = Prices {
+        anthropic_read: 0.1,
+        anthropic_write: 1.25,
+        openai_cached: arg(&args, "--openai-cached").map_or(0.1, |p| p.parse().unwrap_or(0.1)),
+    };
+    let low_water: f64 = arg(&args, "--low-water").map_or(CutPolicy::DEFAULT_LOW_WATER, |p| {
+        p.parse().unwrap_or(CutPolicy::DEFAULT_LOW_WATER)
+    });
+    let grid: f64 = arg(&args, "--grid").map_or(CutPolicy::DEFAULT_GRID, |p| {
+        p.parse().unwrap_or(CutPolicy::DEFAULT_GRID)
+    });
+
+    let tiktoken = Tiktoken::o200k_base();
+    let counter = Memo {
+        counter: &tiktoken,
+        seen: RefCell::new(HashMap::new()),
+    };
+    let mut agent = AgentSession::new(2_026);
+    let system = Rc::new(agent.system_prompt(2_000));
+    let turns: Vec<Vec<Rc<Message>>> = (0..turns_wanted)
+        .map(|_| agent.next_turn().into_iter().map(Rc::new).collect())
+        .collect();
+    let outputs: u64 = turns
+        .iter()
+        .flatten()
+        .filter(|m| m.role == ctxbudget::chat::Role::Tool)
+        .map(|m| counter.count(&m.content) as u64)
+        .sum();
+    let new_tokens: u64 = turns
+        .iter()
+        .flatten()
+        .map(|m| ctxbudget::chat::ChatFormat::openai().message_tokens(&counter, m.as_ref()) as u64)
+        .sum();
+    println!(
+        "{} turns, {} messages, {new_tokens} new tokens ({:.0} per turn; tool outputs {outputs}); system prompt {} tokens",
+        turns.len(),
+        turns.iter().map(Vec::len).sum::<usize>(),
+        new_tokens as f64 / turns.len().max(1) as f64,
+        counter.count(&system.content),
+    );
+    println!(
+        "prices: Anthropic read {}x, write {}x; OpenAI cached {}x; cache-stable: low water {low_water}, grid {grid}\n",
+        prices.anthropic_read, prices.anthropic_write, prices.openai_cached
+    );
+    println!(
+        "| window | policy | cuts | mean window use | Anthropic: from cache | billed input | vs minimal fit | OpenAI: from cache | billed input | vs minimal fit |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    let stable = CutPolicy::cache_stable()
+        .with_low_water(low_water)
+        .with_grid(grid);
+    for window in [32_000, 128_000, 200_000] {
+        let minimal = simulate(
+            &system,
+            &turns,
+            &counter,
+            window,
+            CutPolicy::minimal_fit(),
+            prices,
+        );
+        let cached = simulate(&system, &turns, &counter, window, stable, prices);
+        for (name, run) in [("minimal fit", &minimal), ("cache-stable", &cached)] {
+            println!(
+                "| {}k | {name} | {} | {:.1}% | {:.1}% | {:.2}M | {:.2}x | {:.1}% | {:.2}M | {:.2}x |",
+                window / 1_000,
+                run.cuts,
+                100.0 * run.mean_use,
+                100.0 * run.anthropic.read_share(),
+                run.anthropic.billed / 1e6,
+                run.anthropic.billed / minimal.anthropic.billed,
+                100.0 * run.openai.read_share(),
+                run.openai.billed / 1e6,
+                run.openai.billed / minimal.openai.billed,
+            );
+        }
+    }
+}

@@ -1,0 +1,312 @@
+//! Property tests over generated Anthropic Messages requests: every valid request
+//! round-trips to an equal JSON value and validates; trimmed with `ChatTrimmer` and
+//! `retain_messages`, it still parses, round-trips, validates, fits, pairs every
+//! tool call with its results and keeps every field of every kept message.
+
+use std::collections::HashSet;
+
+use ctxbudget::chat::{ChatFormat, ChatStrategy};
+use ctxbudget::request::WireRequest;
+use ctxbudget::request::anthropic::MessagesRequest;
+use ctxbudget::{CharEstimate, ChatTrimmer};
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+
+const GIF: &str = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7";
+
+fn words() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => "[a-z]{1,8}( [a-z]{1,8}){0,8}",
+        1 => "\\PC{1,30}",
+    ]
+}
+
+fn leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        (-1e9f64..1e9).prop_map(Value::from),
+        words().prop_map(Value::from),
+        prop::collection::vec(any::<u8>(), 0..4).prop_map(|v| json!(v)),
+    ]
+}
+
+/// Fields ctxbudget does not model: `x_` names never clash with modelled ones.
+fn unknown_fields() -> impl Strategy<Value = Vec<(String, Value)>> {
+    prop::collection::vec(("x_[a-z]{1,6}", leaf()), 0..2)
+}
+
+fn with_fields(mut object: Value, fields: Vec<(String, Value)>) -> Value {
+    let map = object.as_object_mut().unwrap();
+    for (key, value) in fields {
+        map.insert(key, value);
+    }
+    object
+}
+
+fn cache_control() -> impl Strategy<Value = Option<Value>> {
+    prop::option::weighted(0.2, Just(json!({"type": "ephemeral"})))
+}
+
+fn block(base: Value) -> impl Strategy<Value = Value> {
+    (cache_control(), unknown_fields()).prop_map(move |(cache, fields)| {
+        let mut block = with_fields(base.clone(), fields);
+        if let Some(cache) = cache {
+            block["cache_control"] = cache;
+        }
+        block
+    })
+}
+
+fn text_block() -> impl Strategy<Value = Value> {
+    words().prop_flat_map(|text| block(json!({"type": "text", "text": text})))
+}
+
+/// Blocks a user message may hold besides results.
+fn user_block() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        4 => text_block(),
+        1 => block(json!({"type": "image", "source": {"type": "base64", "media_type": "image/gif", "data": GIF}})),
+        1 => block(json!({"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}})),
+        1 => words().prop_flat_map(|text| block(json!({"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": text}, "title": "t"}))),
+        1 => leaf().prop_map(|v| json!({"type": "x_block_of_the_future", "payload": v})),
+    ]
+}
+
+fn content(blocks: impl Strategy<Value = Value> + 'static) -> impl Strategy<Value = Value> {
+    prop_oneof![
+        words().prop_map(Value::from),
+        prop::collection::vec(blocks, 1..4).prop_map(Value::from),
+    ]
+}
+
+fn message(role: &'static str, content: Value, fields: Vec<(String, Value)>) -> Value {
+    with_fields(json!({"role": role, "content": content}), fields)
+}
+
+fn thinking() -> impl Strategy<Value = Option<Value>> {
+    prop::option::weighted(
+        0.4,
+        prop_oneof![
+            3 => words().prop_map(|t| json!({"type": "thinking", "thinking": t, "signature": "c2ln"})),
+            1 => Just(json!({"type": "redacted_thinking", "data": "ZW5jcnlwdGVk"})),
+        ],
+    )
+}
+
+/// One round of tool use, its ids still to be given: the calls' inputs, the
+/// results' contents, whether the results come in reverse order and spread over
+/// two user messages.
+#[derive(Debug, Clone)]
+struct Round {
+    thinking: Option<Value>,
+    text: Option<String>,
+    inputs: Vec<Value>,
+    results: Vec<(Value, Option<Value>)>,
+    reverse: bool,
+    split: bool,
+}
+
+fn round() -> impl Strategy<Value = Round> {
+    (1usize..4)
+        .prop_flat_map(|n| {
+            (
+                thinking(),
+                prop::option::of(words()),
+                prop::collection::vec(
+                    prop::collection::btree_map("[a-z]{1,5}", leaf(), 0..3)
+                        .prop_map(|m| Value::Object(m.into_iter().collect::<Map<_, _>>())),
+                    n,
+                ),
+                prop::collection::vec((content(user_block()), cache_control()), n),
+                any::<bool>(),
+                any::<bool>(),
+            )
+        })
+        .prop_map(|(thinking, text, inputs, results, reverse, split)| Round {
+            thinking,
+            text,
+            inputs,
+            results,
+            reverse,
+            split,
+        })
+}
+
+#[derive(Debug, Clone)]
+struct Exchange {
+    user: (Value, Vec<(String, Value)>),
+    rounds: Vec<Round>,
+    reply: Option<Value>,
+}
+
+fn exchange() -> impl Strategy<Value = Exchange> {
+    (
+        (content(user_block()), unknown_fields()),
+        prop::collection::vec(round(), 0..3),
+        prop::option::weighted(0.8, content(text_block())),
+    )
+        .prop_map(|(user, rounds, reply)| Exchange {
+            user,
+            rounds,
+            reply,
+        })
+}
+
+/// A valid request body, as JSON.
+fn request() -> impl Strategy<Value = Value> {
+    (
+        prop::collection::vec(exchange(), 1..6),
+        prop::sample::select(vec!["claude-sonnet-4-5", "claude-opus-4-5", "claude-3-5-haiku-latest", "proxy-model"]),
+        prop::option::of(prop_oneof![
+            words().prop_map(Value::from),
+            prop::collection::vec(text_block(), 1..3).prop_map(Value::from),
+        ]),
+        any::<bool>(),
+        unknown_fields(),
+    )
+        .prop_map(|(exchanges, model, system, tools, fields)| {
+            let mut messages = Vec::new();
+            let mut next_id = 0;
+            for (e, exchange) in exchanges.iter().enumerate() {
+                let (user, fields) = exchange.user.clone();
+                messages.push(message("user", user, fields));
+                for round in &exchange.rounds {
+                    let ids: Vec<String> = round
+                        .inputs
+                        .iter()
+                        .map(|_| {
+                            next_id += 1;
+                            format!("toolu_{next_id:04}")
+                        })
+                        .collect();
+                    let mut calls: Vec<Value> = round.thinking.iter().cloned().collect();
+                    calls.extend(round.text.iter().map(|t| json!({"type": "text", "text": t})));
+                    calls.extend(ids.iter().zip(&round.inputs).map(|(id, input)| {
+                        json!({"type": "tool_use", "id": id, "name": "tool", "input": input})
+                    }));
+                    messages.push(message("assistant", Value::from(calls), Vec::new()));
+                    let mut results: Vec<Value> = ids
+                        .iter()
+                        .zip(&round.results)
+                        .map(|(id, (content, cache))| {
+                            let mut result = json!({"type": "tool_result", "tool_use_id": id, "content": content});
+                            if let Some(cache) = cache {
+                                result["cache_control"] = cache.clone();
+                            }
+                            result
+                        })
+                        .collect();
+                    if round.reverse {
+                        results.reverse();
+                    }
+                    if round.split && results.len() > 1 {
+                        let rest = results.split_off(1);
+                        messages.push(message("user", Value::from(results), Vec::new()));
+                        messages.push(message("user", Value::from(rest), Vec::new()));
+                    } else {
+                        messages.push(message("user", Value::from(results), Vec::new()));
+                    }
+                }
+                // The last exchange may end on tool results: a request in the
+                // middle of a tool-use loop.
+                let last = e + 1 == exchanges.len();
+                if let (Some(reply), false) = (&exchange.reply, last) {
+                    messages.push(message("assistant", reply.clone(), Vec::new()));
+                }
+            }
+            let mut body = json!({"model": model, "max_tokens": 1024, "messages": messages});
+            if let Some(system) = system {
+                body["system"] = system;
+            }
+            if tools {
+                body["tools"] = json!([{"name": "tool", "description": "Does things.", "input_schema": {"type": "object"}}]);
+                body["tool_choice"] = json!({"type": "auto"});
+            }
+            with_fields(body, fields)
+        })
+}
+
+/// The call ids of the kept `tool_use` and `tool_result` blocks.
+fn pairing(request: &MessagesRequest) -> (HashSet<String>, HashSet<String>) {
+    let messages = request.messages();
+    let calls = messages.iter().flat_map(|m| m.tool_uses()).map(|c| c.id.clone()).collect();
+    let results = messages
+        .iter()
+        .flat_map(|m| m.tool_results())
+        .map(|r| r.tool_use_id.clone())
+        .collect();
+    (calls, results)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn valid_requests_round_trip_and_validate(body in request(), pretty in any::<bool>()) {
+        let json = if pretty {
+            serde_json::to_string_pretty(&body).unwrap()
+        } else {
+            serde_json::to_string(&body).unwrap()
+        };
+        let request = MessagesRequest::from_json(&json).unwrap();
+        // Compared with the value read from the same text: serde_json's float
+        // parsing does not give back every generated `f64` bit for bit.
+        let body: Value = serde_json::from_str(&json).unwrap();
+        prop_assert_eq!(serde_json::from_str::<Value>(&request.to_json()).unwrap(), body);
+        request.validate().unwrap();
+        let cost = request.count(&CharEstimate);
+        prop_assert!(cost.tokens >= request.fixed_cost(&CharEstimate).tokens);
+    }
+
+    #[test]
+    fn trimmed_requests_stay_valid_and_untouched(
+        body in request(),
+        share in 0.0f64..1.2,
+        keep_first in any::<bool>(),
+    ) {
+        let json = serde_json::to_string(&body).unwrap();
+        let request = MessagesRequest::from_json(&json).unwrap();
+        let body: Value = serde_json::from_str(&json).unwrap();
+        let format = ChatFormat::anthropic();
+        let whole = format.count_messages(&CharEstimate, request.messages());
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
+        let budget = (whole as f64 * share) as usize;
+        let trimmer = ChatTrimmer::new(CharEstimate, budget)
+            .with_format(format)
+            .with_start_on_user(true)
+            .with_strategy(if keep_first { ChatStrategy::KeepFirst } else { ChatStrategy::KeepLast });
+        let Ok(trimmed) = trimmer.trim(request.messages()) else {
+            return Ok(());
+        };
+        prop_assert!(trimmed.tokens() <= budget);
+        let mut keep = vec![false; request.messages().len()];
+        for element in trimmed.elements() {
+            keep[element.seq] = true;
+        }
+        let mut out = request.clone();
+        out.retain_messages(&keep);
+
+        let written = out.to_json();
+        let again = MessagesRequest::from_json(&written).unwrap();
+        prop_assert_eq!(&again, &out);
+        prop_assert_eq!(serde_json::from_str::<Value>(&again.to_json()).unwrap(), serde_json::from_str::<Value>(&written).unwrap());
+        // Every field outside the messages, and every kept message, as it was.
+        let written: Value = serde_json::from_str(&written).unwrap();
+        let originals = body["messages"].as_array().unwrap();
+        let kept: Vec<&Value> = keep.iter().zip(originals).filter(|(k, _)| **k).map(|(_, m)| m).collect();
+        prop_assert_eq!(written["messages"].as_array().unwrap().iter().collect::<Vec<_>>(), kept);
+        for (key, value) in body.as_object().unwrap() {
+            if key != "messages" {
+                prop_assert_eq!(&written[key], value);
+            }
+        }
+        // Calls and results together; a request with messages is one Anthropic takes.
+        let (calls, results) = pairing(&out);
+        prop_assert_eq!(calls, results);
+        if !out.messages().is_empty() {
+            out.validate().unwrap();
+        }
+    }
+}

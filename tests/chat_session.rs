@@ -1,0 +1,841 @@
+//! `ChatSession`: counting once, the cache-stable cut, summaries, the hook, bad
+//! input, and the invariants of any sequence of pushes and prepares (fits, no
+//! orphans, a stable prefix that is what the previous prompt sent).
+
+use std::cell::Cell;
+use std::collections::HashSet;
+
+use ctxbudget::{
+    CharEstimate, ChatTrimmer, Message, TokenCounter,
+    chat::{
+        ChatFormat, ChatMessage, ChatSession, CutPolicy, Role, SessionError, ToolCall, ToolCallRef,
+    },
+};
+use proptest::prelude::*;
+
+/// A message type of the caller's own that answers several calls in one message,
+/// as Anthropic's user messages of `tool_result` blocks do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Block {
+    role: Role,
+    text: String,
+    calls: Vec<String>,
+    answers: Vec<String>,
+}
+
+impl Block {
+    fn new(role: Role, text: impl Into<String>) -> Self {
+        Self {
+            role,
+            text: text.into(),
+            calls: Vec::new(),
+            answers: Vec::new(),
+        }
+    }
+
+    fn calling(ids: &[&str]) -> Self {
+        Self {
+            calls: ids.iter().map(|&id| id.to_owned()).collect(),
+            ..Self::new(Role::Assistant, "")
+        }
+    }
+
+    fn answering(ids: &[&str], text: impl Into<String>) -> Self {
+        Self {
+            answers: ids.iter().map(|&id| id.to_owned()).collect(),
+            ..Self::new(Role::User, text)
+        }
+    }
+}
+
+impl ChatMessage for Block {
+    fn role(&self) -> Role {
+        self.role
+    }
+    fn content(&self) -> &str {
+        &self.text
+    }
+    fn tool_calls(&self) -> impl Iterator<Item = ToolCallRef<'_>> {
+        self.calls.iter().map(|id| ToolCallRef {
+            id,
+            name: "tool",
+            arguments: "{}",
+        })
+    }
+    fn tool_result_ids(&self) -> impl Iterator<Item = &str> {
+        self.answers.iter().map(String::as_str)
+    }
+}
+
+/// Every tool result follows its call with only results in between, and every
+/// call has all its results.
+fn assert_paired<M: ChatMessage>(prompt: &[M]) {
+    let mut waiting: HashSet<String> = HashSet::new();
+    for (i, m) in prompt.iter().enumerate() {
+        let results: Vec<&str> = m.tool_result_ids().collect();
+        if m.role() == Role::Tool || !results.is_empty() {
+            assert!(!results.is_empty(), "result without id at {i}");
+            for id in results {
+                assert!(waiting.remove(id), "orphan result {id} at {i}");
+            }
+        } else {
+            assert!(waiting.is_empty(), "calls {waiting:?} unanswered at {i}");
+            if m.role() == Role::Assistant {
+                waiting = m.tool_calls().map(|c| c.id.to_owned()).collect();
+            }
+        }
+    }
+    assert!(
+        waiting.is_empty(),
+        "calls {waiting:?} unanswered at the end"
+    );
+}
+
+#[test]
+fn each_message_is_counted_once_and_a_prompt_that_fits_costs_nothing() {
+    let counted = Cell::new(0usize);
+    let counting = |text: &str| {
+        counted.set(counted.get() + 1);
+        CharEstimate.count(text)
+    };
+    let mut session = ChatSession::new(&counting, 10_000).with_format(ChatFormat::content_only());
+    session.push(Message::system("Be brief.")).unwrap();
+    for i in 0..200 {
+        session
+            .push(Message::user(format!("question {i}")))
+            .unwrap();
+        // A role and a content per message.
+        let before = counted.get();
+        let prompt = session.prepare().unwrap();
+        assert_eq!(counted.get(), before, "prepare counted again");
+        assert!(prompt.tokens() <= 10_000);
+    }
+    assert_eq!(counted.get(), 2 * 201);
+    // The hook sees remembered costs: nothing is counted either.
+    let before = counted.get();
+    let prompt = session
+        .prepare_with(|ctx| {
+            assert_eq!(ctx.elements().len(), 201);
+            assert_eq!(ctx.elements()[1].tokens, 1 + 3); // "user" + "question 0"
+            ctx.remove(1);
+        })
+        .unwrap();
+    assert_eq!(prompt.messages().len(), 200);
+    assert_eq!(counted.get(), before);
+}
+
+/// A long session with the cache-stable policy: the prompt always fits; while it
+/// fits the cut stays and every prompt begins with the previous one; when the cut
+/// moves, the prompt drops to the low-water mark at most.
+#[test]
+fn the_cut_stays_while_the_prompt_fits_and_then_drops_to_the_low_water_mark() {
+    let limit = 2_000;
+    let policy = CutPolicy::cache_stable()
+        .with_low_water(0.5)
+        .with_grid(0.05);
+    let mut session = ChatSession::new(CharEstimate, limit).with_policy(policy);
+    session
+        .push(Message::system("You are a careful assistant."))
+        .unwrap();
+    let mut previous: Vec<Message> = Vec::new();
+    let (mut cuts, mut turns_between) = (0, Vec::new());
+    let mut since_cut = 0;
+    for turn in 0..300 {
+        session
+            .push(Message::user(format!("Please look at item {turn}.")))
+            .unwrap();
+        let id = format!("call_{turn}");
+        session
+            .push(Message::assistant("").with_tool_call(ToolCall::new(&id, "read", "{}")))
+            .unwrap();
+        let output = "lorem ipsum ".repeat(5 + (turn * 7) % 40);
+        session.push(Message::tool(id, output)).unwrap();
+
+        let prompt = session.prepare().unwrap();
+        let messages = prompt.messages();
+        assert!(prompt.tokens() <= limit);
+        assert_eq!(
+            prompt.tokens(),
+            ChatFormat::openai().count_messages(&CharEstimate, messages)
+        );
+        assert_paired(messages);
+        assert_eq!(messages[0].role, Role::System);
+        if let Some(stable) = prompt.stable_prefix() {
+            assert_eq!(messages[..=stable], previous[..=stable]);
+        }
+        if prompt.cut_moved() {
+            cuts += 1;
+            turns_between.push(since_cut);
+            since_cut = 0;
+            assert!(
+                prompt.tokens() <= limit / 2,
+                "{} after a cut",
+                prompt.tokens()
+            );
+            // Only the system message is where it was.
+            assert_eq!(prompt.stable_prefix(), Some(0));
+            assert_eq!(prompt.head_len(), 1);
+        } else {
+            since_cut += 1;
+            if turn > 0 {
+                assert_eq!(prompt.stable_prefix(), Some(previous.len() - 1));
+            }
+        }
+        previous = messages.to_vec();
+        session.push(Message::assistant("Noted.")).unwrap();
+    }
+    assert!(cuts >= 10, "{cuts} cuts");
+    // Many turns pass between two cuts.
+    let settled = &turns_between[1..];
+    assert!(settled.iter().all(|&t| t >= 3), "{turns_between:?}");
+}
+
+/// With the minimal-fit policy and no latest-user protection, each prompt is what
+/// `ChatTrimmer` keeps of the whole history.
+#[test]
+fn minimal_fit_keeps_what_the_trimmer_keeps_of_the_whole_history() {
+    let limit = 700;
+    let mut session = ChatSession::new(CharEstimate, limit)
+        .with_policy(CutPolicy::minimal_fit())
+        .with_keep_latest_user(false);
+    let whole_history = ChatTrimmer::new(CharEstimate, limit).with_keep_latest_user(false);
+    let mut history = vec![Message::system("Answer with care.")];
+    session.push(history[0].clone()).unwrap();
+    let mut cuts = 0;
+    for turn in 0..120 {
+        let mut turn_messages = vec![Message::user(format!("Turn {turn}: what next?"))];
+        if turn % 3 == 0 {
+            let (a, b) = (format!("a{turn}"), format!("b{turn}"));
+            turn_messages.push(
+                Message::assistant("")
+                    .with_tool_call(ToolCall::new(&a, "f", "{}"))
+                    .with_tool_call(ToolCall::new(&b, "g", "{}")),
+            );
+            turn_messages.push(Message::tool(a, "x".repeat(40 + turn % 17)));
+            turn_messages.push(Message::tool(b, "y".repeat(10 + turn % 23)));
+        }
+        turn_messages.push(Message::assistant("z".repeat(20 + turn % 31)));
+        for m in turn_messages {
+            session.push(m.clone()).unwrap();
+            history.push(m);
+        }
+        let prompt = session.prepare().unwrap();
+        cuts += usize::from(prompt.cut_moved());
+        let trimmed = whole_history.trim(&history).unwrap();
+        let expected: Vec<&Message> = trimmed.messages();
+        let got: Vec<&Message> = prompt.messages().iter().collect();
+        assert_eq!(got, expected, "turn {turn}");
+        assert_eq!(prompt.tokens(), trimmed.tokens());
+    }
+    // Minimal fit moves the cut on nearly every turn once at the limit.
+    assert!(cuts > 80, "{cuts} cuts");
+}
+
+#[test]
+fn a_message_answering_several_calls_goes_with_them() {
+    let mut session = ChatSession::new(CharEstimate, 200).with_policy(CutPolicy::minimal_fit());
+    session.push(Block::new(Role::User, "Check both.")).unwrap();
+    session.push(Block::calling(&["a", "b"])).unwrap();
+    // One user message answers both calls.
+    session
+        .push(Block::answering(&["a", "b"], "a: ok; b: ok"))
+        .unwrap();
+    assert!(session.pending_calls().is_empty());
+    // Answering again is refused, as is a call id already used.
+    assert_eq!(
+        session.push(Block::answering(&["a"], "again")),
+        Err(SessionError::DuplicateToolResult { id: "a".into() })
+    );
+    assert_eq!(
+        session.push(Block::calling(&["b"])),
+        Err(SessionError::DuplicateToolCallId { id: "b".into() })
+    );
+    for i in 0..20 {
+        session
+            .push(Block::new(Role::User, format!("question {i} ").repeat(3)))
+            .unwrap();
+        let prompt = session.prepare().unwrap();
+        assert_paired(prompt.messages());
+        assert!(prompt.tokens() <= 200);
+    }
+    // The unit left whole.
+    assert!(
+        session
+            .messages()
+            .iter()
+            .all(|m| m.calls.is_empty() && m.answers.is_empty())
+    );
+}
+
+#[test]
+fn bad_input_is_refused_and_leaves_the_session_as_it_was() {
+    let mut session = ChatSession::new(CharEstimate, 100);
+    session.push(Message::system("Be brief.")).unwrap();
+    session.push(Message::user("Time?")).unwrap();
+    let snapshot = session.clone();
+    let same = |s: &ChatSession<Message, CharEstimate>| {
+        assert_eq!(s.messages(), snapshot.messages());
+        assert_eq!(s.tokens(), snapshot.tokens());
+        assert_eq!(s.pending_calls(), snapshot.pending_calls());
+    };
+
+    // A result with no call.
+    let err = session.push(Message::tool("c9", "12:00")).unwrap_err();
+    assert_eq!(err, SessionError::UnknownToolCall { id: "c9".into() });
+    assert!(
+        err.to_string()
+            .contains("push the assistant message that makes the call")
+    );
+    same(&session);
+    // A tool message that names no call.
+    let nameless = Message {
+        tool_call_id: None,
+        ..Message::tool("", "12:00")
+    };
+    assert_eq!(
+        session.push(nameless),
+        Err(SessionError::ToolResultWithoutId)
+    );
+    same(&session);
+    // A call repeating an id within the message.
+    let twice = Message::assistant("")
+        .with_tool_call(ToolCall::new("c1", "clock", "{}"))
+        .with_tool_call(ToolCall::new("c1", "clock", "{}"));
+    assert_eq!(
+        session.push(twice),
+        Err(SessionError::DuplicateToolCallId { id: "c1".into() })
+    );
+    same(&session);
+    // Too large for any prompt.
+    let err = session.push(Message::user("x".repeat(1_000))).unwrap_err();
+    let SessionError::MessageTooLarge {
+        tokens,
+        needed,
+        limit,
+    } = err.clone()
+    else {
+        panic!("{err}");
+    };
+    assert_eq!((tokens, limit), (254, 100));
+    assert_eq!(needed, 8 + 254 + 3); // the system message, the message, the priming
+    assert!(err.to_string().contains("165 over"), "{err}");
+    same(&session);
+
+    // A call waiting for results blocks other messages and prepares.
+    session
+        .push(
+            Message::assistant("")
+                .with_tool_call(ToolCall::new("c1", "clock", "{}"))
+                .with_tool_call(ToolCall::new("c2", "date", "{}")),
+        )
+        .unwrap();
+    session.push(Message::tool("c2", "Monday")).unwrap();
+    let snapshot = session.clone();
+    let err = session.push(Message::user("Well?")).unwrap_err();
+    assert_eq!(
+        err,
+        SessionError::PendingToolCalls {
+            ids: vec!["c1".into()]
+        }
+    );
+    assert!(
+        err.to_string()
+            .starts_with("tool call `c1` has no result yet")
+    );
+    assert_eq!(session.messages(), snapshot.messages());
+    assert!(session.prepare().is_err());
+    assert_eq!(
+        session.push(Message::tool("c2", "Tuesday")),
+        Err(SessionError::DuplicateToolResult { id: "c2".into() })
+    );
+    // A message making calls and answering them.
+    let both = Message {
+        tool_call_id: Some("c1".into()),
+        ..Message::assistant("").with_tool_call(ToolCall::new("c3", "f", "{}"))
+    };
+    assert_eq!(session.push(both), Err(SessionError::CallsAndResults));
+    assert_eq!(session.messages(), snapshot.messages());
+    // A result too large once the call's other results are counted.
+    let err = session
+        .push(Message::tool("c1", "y".repeat(300)))
+        .unwrap_err();
+    assert!(matches!(err, SessionError::MessageTooLarge { .. }), "{err}");
+    assert_eq!(session.messages(), snapshot.messages());
+    session.push(Message::tool("c1", "12:00")).unwrap();
+    session.prepare().unwrap();
+
+    // The reply priming alone over the limit.
+    let mut tiny = ChatSession::new(CharEstimate, 2);
+    assert_eq!(
+        tiny.push(Message::user("hi")),
+        Err(SessionError::ReplyPriming {
+            priming: 3,
+            limit: 2
+        })
+    );
+    assert!(tiny.prepare().is_err());
+    assert!(tiny.is_empty());
+}
+
+#[test]
+fn a_too_large_summary_is_refused_and_a_good_one_is_kept_in_the_head() {
+    let policy = CutPolicy::cache_stable().with_low_water(0.5).with_grid(0.0);
+    let mut session = ChatSession::new(CharEstimate, 150).with_policy(policy);
+    session.push(Message::system("Be brief.")).unwrap();
+    for i in 0..6 {
+        session
+            .push(Message::user(format!("question {i} about the design")))
+            .unwrap();
+        session.prepare().unwrap();
+        session
+            .push(Message::assistant("an answer of some length"))
+            .unwrap();
+    }
+    session
+        .push(Message::user("the question that overflows it"))
+        .unwrap();
+    let snapshot = session.clone();
+    let err = session
+        .prepare_summarizing(|_| Some(Message::user("w ".repeat(400))))
+        .unwrap_err();
+    assert!(matches!(err, SessionError::SummaryTooLarge { .. }), "{err}");
+    assert_eq!(session.messages(), snapshot.messages());
+    let prompt = session
+        .prepare_summarizing(|input| {
+            assert!(input.room() >= 75, "{}", input.room());
+            assert!(input.previous().is_none());
+            assert!(!input.dropped().is_empty());
+            assert!(input.dropped().iter().all(|m| m.role != Role::System));
+            Some(Message::user(format!(
+                "[{} earlier messages]",
+                input.dropped().len()
+            )))
+        })
+        .unwrap();
+    assert!(prompt.cut_moved());
+    assert_eq!(prompt.head_len(), 2);
+    assert!(prompt.messages()[1].content.starts_with('['));
+    assert!(prompt.tokens() <= 150);
+    let summary_len = prompt.messages().len();
+    // The next turns keep the summary in place, in the stable prefix.
+    session.push(Message::assistant("ok")).unwrap();
+    let prompt = session.prepare().unwrap();
+    assert!(!prompt.cut_moved());
+    assert_eq!(prompt.stable_prefix(), Some(summary_len - 1));
+    assert_eq!(
+        prompt.cache_breakpoints(),
+        [1, summary_len - 1, summary_len]
+    );
+    // A summary set by hand replaces it and is returned.
+    let old = session.set_summary(Message::user("[short]")).unwrap();
+    assert!(old.unwrap().content.starts_with('['));
+    assert_eq!(session.summary().unwrap().content, "[short]");
+    let prompt = session.prepare().unwrap();
+    assert_eq!(prompt.stable_prefix(), Some(0));
+    assert_eq!(
+        session.set_summary(Message::tool("x", "result")),
+        Err(SessionError::CallsAndResults)
+    );
+}
+
+#[test]
+fn the_latest_user_message_is_carried_past_the_cut() {
+    let mut session = ChatSession::new(CharEstimate, 300);
+    session.push(Message::system("You are an agent.")).unwrap();
+    session
+        .push(Message::user("Fix the failing build, please."))
+        .unwrap();
+    for step in 0..40 {
+        let id = format!("s{step}");
+        session
+            .push(Message::assistant("").with_tool_call(ToolCall::new(&id, "run", "{}")))
+            .unwrap();
+        session
+            .push(Message::tool(id, "output line ".repeat(3 + step % 5)))
+            .unwrap();
+        let prompt = session.prepare().unwrap();
+        let messages = prompt.messages();
+        assert_paired(messages);
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.content == "Fix the failing build, please.")
+        );
+    }
+    // It sits in the head, after the system message.
+    assert_eq!(session.head_len(), 2);
+    assert_eq!(session.messages()[1].role, Role::User);
+    // A new request replaces it; the next cut drops the old one.
+    session.push(Message::user("Now run the tests.")).unwrap();
+    for step in 0..40 {
+        let id = format!("t{step}");
+        session
+            .push(Message::assistant("").with_tool_call(ToolCall::new(&id, "run", "{}")))
+            .unwrap();
+        session.push(Message::tool(id, "ok ".repeat(20))).unwrap();
+        session.prepare().unwrap();
+    }
+    let contents: Vec<&str> = session
+        .messages()
+        .iter()
+        .map(|m| m.content.as_str())
+        .collect();
+    assert!(!contents.contains(&"Fix the failing build, please."));
+    assert!(contents.contains(&"Now run the tests."));
+}
+
+#[test]
+fn the_hook_removes_for_good_and_takes_tool_partners_along() {
+    let mut session = ChatSession::new(CharEstimate, 10_000);
+    session.push(Message::user("Weather?")).unwrap();
+    session
+        .push(
+            Message::assistant("")
+                .with_tool_call(ToolCall::new("p", "weather", "{}"))
+                .with_tool_call(ToolCall::new("r", "weather", "{}")),
+        )
+        .unwrap();
+    session.push(Message::tool("p", "sunny")).unwrap();
+    session.push(Message::tool("r", "rain")).unwrap();
+    session.push(Message::assistant("Sunny and rain.")).unwrap();
+    let first = session.prepare().unwrap().messages().to_vec();
+    assert_eq!(first.len(), 5);
+    let prompt = session
+        .prepare_with(|ctx| {
+            ctx.remove(3); // one result: the call and the other result go too
+        })
+        .unwrap();
+    assert_eq!(prompt.messages().len(), 2);
+    assert_eq!(prompt.dropped().len(), 3);
+    assert_eq!(prompt.stable_prefix(), Some(0));
+    assert_paired(prompt.messages());
+    // For good: the next prompt does not bring them back.
+    session.push(Message::user("Thanks.")).unwrap();
+    let prompt = session.prepare().unwrap();
+    assert_eq!(prompt.messages().len(), 3);
+    assert_eq!(prompt.stable_prefix(), Some(1));
+    // The ids of the removed call are free again.
+    session
+        .push(Message::assistant("").with_tool_call(ToolCall::new("p", "weather", "{}")))
+        .unwrap();
+}
+
+#[test]
+fn the_grid_puts_the_cut_on_the_same_places_whatever_the_turn() {
+    // Two sessions with the same messages, one prepared every turn and one every
+    // third turn: their cuts land on the same messages (without the grid, 4 of 30
+    // did).
+    let policy = CutPolicy::cache_stable()
+        .with_low_water(0.7)
+        .with_grid(0.25);
+    let make = || ChatSession::new(CharEstimate, 1_000).with_policy(policy);
+    let (mut every, mut sparse) = (make(), make());
+    let mut starts_every = HashSet::new();
+    let mut starts_sparse = HashSet::new();
+    for turn in 0..600 {
+        let m = Message::user(format!("{turn} ").repeat(5 + turn % 20));
+        every.push(m.clone()).unwrap();
+        sparse.push(m).unwrap();
+        let p = every.prepare().unwrap();
+        if p.cut_moved() {
+            starts_every.insert(p.messages()[0].content.clone());
+        }
+        if turn % 3 == 0 {
+            let p = sparse.prepare().unwrap();
+            if p.cut_moved() {
+                starts_sparse.insert(p.messages()[0].content.clone());
+            }
+        }
+    }
+    assert!(starts_sparse.len() > 10, "{} cuts", starts_sparse.len());
+    let shared = starts_sparse.intersection(&starts_every).count();
+    assert!(
+        shared * 10 >= starts_sparse.len() * 9,
+        "{shared} of {} cuts shared",
+        starts_sparse.len()
+    );
+}
+
+#[test]
+fn a_limit_can_change_when_what_must_stay_fits() {
+    let mut session = ChatSession::new(CharEstimate, 1_000);
+    session.push(Message::system("s".repeat(200))).unwrap();
+    for i in 0..30 {
+        session
+            .push(Message::user(format!("{i}").repeat(40)))
+            .unwrap();
+    }
+    assert!(matches!(
+        session.set_limit(50),
+        Err(SessionError::MessageTooLarge { tokens: 0, .. })
+    ));
+    assert_eq!(session.limit(), 1_000);
+    session.set_limit(200).unwrap();
+    let prompt = session.prepare().unwrap();
+    assert!(prompt.cut_moved() && prompt.tokens() <= 200);
+}
+
+// ---------------------------------------------------------------------------
+// Any sequence of pushes and prepares
+// ---------------------------------------------------------------------------
+
+#[derive(Debug, Clone)]
+enum Op {
+    /// A plain message of this role and length.
+    Say(u8, usize),
+    /// A tool call with `n` parallel calls; results of these lengths, answered one
+    /// tool message each or all in one user message.
+    Call(Vec<usize>, bool),
+    Prepare,
+    /// A hook that removes these positions (modulo the prompt's length).
+    Hook(Vec<usize>),
+    Summarize(usize),
+    /// Bad input: a result for an unknown call, or a duplicate call id.
+    Stray,
+    Duplicate,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (0u8..4, 0usize..300).prop_map(|(r, n)| Op::Say(r, n)),
+        4 => (prop::collection::vec(0usize..400, 1..4), any::<bool>()).prop_map(|(v, one)| Op::Call(v, one)),
+        5 => Just(Op::Prepare),
+        1 => prop::collection::vec(0usize..64, 0..3).prop_map(Op::Hook),
+        1 => (0usize..200).prop_map(Op::Summarize),
+        1 => Just(Op::Stray),
+        1 => Just(Op::Duplicate),
+    ]
+}
+
+fn text(len: usize, salt: usize) -> String {
+    format!("{salt} ").repeat(len / 3 + 1)
+}
+
+/// Checks what a session must always be: it fits once prepared, never orphans, and
+/// reports a stable prefix that is what the previous prompt had.
+struct Checker {
+    previous: Option<Vec<Block>>,
+    limit: usize,
+}
+
+impl Checker {
+    fn prepared(
+        &mut self,
+        prompt: &ctxbudget::chat::Prepared<'_, Block>,
+        untouched: bool,
+    ) -> Result<(), TestCaseError> {
+        let messages = prompt.messages();
+        prop_assert!(prompt.tokens() <= self.limit);
+        prop_assert_eq!(
+            prompt.tokens(),
+            ChatFormat::openai().count_messages(&CharEstimate, messages)
+        );
+        let costs: Vec<usize> = prompt.message_tokens().collect();
+        let counted: Vec<usize> = messages
+            .iter()
+            .map(|m| ChatFormat::openai().message_tokens(&CharEstimate, m))
+            .collect();
+        prop_assert_eq!(costs, counted);
+        assert_paired(messages);
+        if let (Some(previous), Some(stable)) = (&self.previous, prompt.stable_prefix()) {
+            prop_assert!(stable < previous.len() && stable < messages.len());
+            prop_assert_eq!(&messages[..=stable], &previous[..=stable]);
+        }
+        if let Some(previous) = &self.previous {
+            let nothing_left = !prompt.cut_moved() && prompt.dropped().is_empty();
+            if untouched && nothing_left && !previous.is_empty() {
+                prop_assert_eq!(prompt.stable_prefix(), Some(previous.len() - 1));
+            }
+        }
+        self.previous = Some(messages.to_vec());
+        Ok(())
+    }
+}
+
+/// Pushes a tool call and its results; when a result is refused, takes the call
+/// back. Returns whether the call was accepted.
+fn push_call(
+    session: &mut ChatSession<Block, CharEstimate>,
+    lens: &[usize],
+    one: bool,
+    next_id: &mut usize,
+    salt: usize,
+) -> Result<bool, TestCaseError> {
+    let ids: Vec<String> = lens
+        .iter()
+        .map(|_| {
+            *next_id += 1;
+            format!("id{next_id}")
+        })
+        .collect();
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    if session.push(Block::calling(&refs)).is_err() {
+        return Ok(false);
+    }
+    let results: Vec<Block> = if one {
+        vec![Block::answering(&refs, text(lens.iter().sum(), salt))]
+    } else {
+        refs.iter()
+            .zip(lens)
+            .map(|(id, &len)| Block {
+                role: Role::Tool,
+                ..Block::answering(&[id], text(len, salt))
+            })
+            .collect()
+    };
+    for result in results {
+        let snapshot = session.clone();
+        if session.push(result).is_err() {
+            prop_assert_eq!(session.messages(), snapshot.messages());
+            // Take the call back, with the results pushed so far.
+            while !session.pending_calls().is_empty() {
+                prop_assert!(session.pop().is_some());
+            }
+            break;
+        }
+    }
+    Ok(true)
+}
+
+/// Makes a call with the last id handed out: refused while that call is in the
+/// session, accepted (and answered) once it has left. Returns whether the session
+/// changed.
+fn reuse_last_id(session: &mut ChatSession<Block, CharEstimate>, next_id: usize) -> bool {
+    if next_id == 0 || !session.pending_calls().is_empty() {
+        return false;
+    }
+    let id = format!("id{next_id}");
+    if session.push(Block::calling(&[&id])).is_err() {
+        return false;
+    }
+    if session.push(Block::answering(&[&id], "late")).is_err() {
+        session.pop();
+    }
+    true
+}
+
+fn run_ops(
+    ops: &[Op],
+    limit: usize,
+    policy: CutPolicy,
+    keep_user: bool,
+) -> Result<(), TestCaseError> {
+    let mut session = ChatSession::new(CharEstimate, limit)
+        .with_policy(policy)
+        .with_keep_latest_user(keep_user);
+    let mut checker = Checker {
+        previous: None,
+        limit,
+    };
+    let mut next_id = 0usize;
+    let mut systems = 0usize;
+    // Whether anything but appends happened since the last prepare.
+    let mut untouched = true;
+    for (i, op) in ops.iter().enumerate() {
+        let before = session.clone();
+        let unchanged = |s: &ChatSession<Block, CharEstimate>| -> Result<(), TestCaseError> {
+            prop_assert_eq!(s.messages(), before.messages());
+            prop_assert_eq!(s.tokens(), before.tokens());
+            prop_assert_eq!(s.pending_calls(), before.pending_calls());
+            Ok(())
+        };
+        match op {
+            Op::Say(role, len) => {
+                let role =
+                    [Role::System, Role::User, Role::Assistant, Role::User][usize::from(*role)];
+                match session.push(Block::new(role, text(*len, i))) {
+                    Ok(_) => systems += usize::from(role == Role::System),
+                    Err(_) => unchanged(&session)?,
+                }
+            }
+            Op::Call(lens, one) => {
+                if !push_call(&mut session, lens, *one, &mut next_id, i)? {
+                    unchanged(&session)?;
+                }
+            }
+            Op::Prepare => {
+                let result = session.prepare();
+                match result {
+                    Ok(prompt) => checker.prepared(&prompt, untouched)?,
+                    Err(err) => prop_assert!(false, "prepare failed: {err}"),
+                }
+                untouched = true;
+            }
+            Op::Hook(positions) => {
+                let prompt = session
+                    .prepare_with(|ctx| {
+                        let n = ctx.elements().len().max(1);
+                        ctx.remove(positions.iter().map(|p| p % n).collect::<Vec<_>>());
+                    })
+                    .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                checker.prepared(&prompt, false)?;
+                let gone = prompt
+                    .dropped()
+                    .iter()
+                    .filter(|m| m.role == Role::System)
+                    .count();
+                systems -= gone;
+                untouched = true;
+            }
+            Op::Summarize(len) => {
+                let result = session.prepare_summarizing(|input| {
+                    Some(Block::new(
+                        Role::User,
+                        text(*len + input.dropped().len(), i),
+                    ))
+                });
+                match result {
+                    Ok(prompt) => checker.prepared(&prompt, untouched)?,
+                    Err(SessionError::SummaryTooLarge { .. }) => unchanged(&session)?,
+                    Err(err) => prop_assert!(false, "prepare failed: {err}"),
+                }
+                untouched = true;
+            }
+            Op::Stray => {
+                let err = session.push(Block::answering(&["nobody"], "stray"));
+                prop_assert!(err.is_err());
+                unchanged(&session)?;
+            }
+            Op::Duplicate => {
+                if !reuse_last_id(&mut session, next_id) {
+                    unchanged(&session)?;
+                }
+            }
+        }
+        // System messages are never dropped but by the hook.
+        let kept = session
+            .messages()
+            .iter()
+            .filter(|m| m.role == Role::System)
+            .count();
+        prop_assert_eq!(kept, systems);
+    }
+    if session.pending_calls().is_empty() {
+        let prompt = session
+            .prepare()
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        checker.prepared(&prompt, untouched)?;
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn any_sequence_fits_never_orphans_and_keeps_its_stable_prefix(
+        ops in prop::collection::vec(op(), 0..80),
+        limit in 60usize..1_500,
+        low_water in 0.0f64..1.0,
+        grid in 0.0f64..0.5,
+        minimal in any::<bool>(),
+        keep_user in any::<bool>(),
+    ) {
+        let policy = if minimal {
+            CutPolicy::minimal_fit()
+        } else {
+            CutPolicy::cache_stable().with_low_water(low_water).with_grid(grid)
+        };
+        run_ops(&ops, limit, policy, keep_user)?;
+    }
+}

@@ -1,0 +1,481 @@
+//! The model catalogue: every name form resolves, unknown names get suggestions,
+//! every row is sourced and sane, JSON entries add and override with errors that
+//! name the entry and field, and each model maps to its counter.
+
+use std::io::Read;
+
+use ctxbudget::TokenCounter;
+use ctxbudget::count::{Encoding, Exactness, Tiktoken};
+use ctxbudget::models::{
+    ApiFormat, Catalogue, CatalogueError, CounterError, Model, ModelCounter, ModelTokenizer,
+    Provider,
+};
+
+#[test]
+fn names_resolve_in_every_form() {
+    let cases = [
+        ("gpt-4o", "gpt-4o"),
+        ("GPT-4o", "gpt-4o"),
+        (" gpt-4o ", "gpt-4o"),
+        ("gpt-4o-2024-08-06", "gpt-4o"),
+        ("gpt-4o-2024-11-20", "gpt-4o"),
+        ("openai/gpt-4o", "gpt-4o"),
+        ("openai/gpt-4o-mini-2024-07-18", "gpt-4o-mini"),
+        ("ft:gpt-4o-mini-2024-07-18:acme::9xYz", "gpt-4o-mini"),
+        ("chatgpt-4o-latest", "gpt-4o"),
+        ("gpt-4.1-2025-04-14", "gpt-4.1"),
+        ("o3-mini-2025-01-31", "o3-mini"),
+        ("o4-mini", "o4-mini"),
+        ("gpt-5-2025-08-07", "gpt-5"),
+        ("gpt-4-0613", "gpt-4"),
+        ("claude-sonnet-4-5", "claude-sonnet-4-5-20250929"),
+        ("claude-sonnet-4-5-20250929", "claude-sonnet-4-5-20250929"),
+        ("anthropic/claude-sonnet-4-5", "claude-sonnet-4-5-20250929"),
+        ("claude-3-5-sonnet-latest", "claude-3-5-sonnet-20241022"),
+        ("claude-3-5-sonnet-20240620", "claude-3-5-sonnet-20240620"),
+        ("claude-opus-4-0", "claude-opus-4-20250514"),
+        ("claude-haiku-4-5", "claude-haiku-4-5-20251001"),
+        (
+            "anthropic.claude-3-5-haiku-20241022-v1:0",
+            "claude-3-5-haiku-20241022",
+        ),
+        (
+            "us.anthropic.claude-sonnet-4-20250514-v1:0",
+            "claude-sonnet-4-20250514",
+        ),
+        ("claude-3-7-sonnet@20250219", "claude-3-7-sonnet-20250219"),
+        ("models/gemini-2.5-pro", "gemini-2.5-pro"),
+        ("gemini-2.0-flash-001", "gemini-2.0-flash"),
+        ("gemini-2.5-flash-preview-05-20", "gemini-2.5-flash"),
+        ("google/gemini-1.5-pro-002", "gemini-1.5-pro"),
+        ("gemini-1.5-flash-latest", "gemini-1.5-flash"),
+        ("mistral-large-latest", "mistral-large-2411"),
+        ("mistralai/Mistral-Nemo-Instruct-2407", "open-mistral-nemo"),
+        ("codestral-latest", "codestral-2501"),
+        ("meta-llama/Llama-3.3-70B-Instruct", "llama-3.3-70b"),
+        ("llama-4-scout-17b-16e-instruct", "llama-4-scout"),
+    ];
+    for (name, expected) in cases {
+        let model = Model::lookup(name).unwrap_or_else(|err| panic!("{name}: {err}"));
+        assert_eq!(model.name(), expected, "{name}");
+    }
+    // A snapshot with its own numbers is its own row.
+    let first = Model::lookup("gpt-4o-2024-05-13").unwrap();
+    assert_eq!(first.name(), "gpt-4o-2024-05-13");
+    assert_eq!(first.max_output_tokens(), Some(4_096));
+}
+
+#[test]
+fn every_name_and_alias_finds_its_own_model() {
+    for model in Catalogue::builtin().models() {
+        for name in std::iter::once(model.name()).chain(model.aliases().iter().map(String::as_str))
+        {
+            assert_eq!(Model::lookup(name).unwrap().name(), model.name(), "{name}");
+        }
+    }
+}
+
+#[test]
+fn unknown_names_suggest_the_closest() {
+    for (typo, first) in [
+        ("gpt-4-o", "gpt-4o"),
+        ("gtp-4o", "gpt-4o"),
+        ("claude-sonet-4-5", "claude-sonnet-4-5"),
+        ("gemini-2.5-prro", "gemini-2.5-pro"),
+        ("llama-3.3-70", "llama-3.3-70b"),
+    ] {
+        let err = Model::lookup(typo).unwrap_err();
+        assert_eq!(err.name, typo);
+        assert_eq!(
+            err.suggestions.first().map(String::as_str),
+            Some(first),
+            "{typo}"
+        );
+        assert!(err.suggestions.len() <= 3);
+        let message = err.to_string();
+        assert!(
+            message.contains(&format!("unknown model `{typo}`")),
+            "{message}"
+        );
+        assert!(message.contains(&format!("`{first}`")), "{message}");
+        assert!(message.contains("edit distance"), "{message}");
+    }
+    // Absurd input is an error, not a panic or a hang.
+    let long = "x".repeat(100_000);
+    assert!(Model::lookup(&long).is_err());
+    assert!(Model::lookup("").is_err());
+}
+
+#[test]
+fn every_row_is_sourced_dated_and_sane() {
+    let catalogue = Catalogue::builtin();
+    assert!(catalogue.len() >= 50, "{}", catalogue.len());
+    for model in catalogue.models() {
+        let name = model.name();
+        assert!(
+            model.source().starts_with("https://"),
+            "{name}: {}",
+            model.source()
+        );
+        let date = model
+            .checked()
+            .unwrap_or_else(|| panic!("{name} has no date"));
+        assert_eq!(date.len(), 10, "{name}: {date}");
+        assert!(
+            date.as_bytes()[4] == b'-' && date.as_bytes()[7] == b'-',
+            "{name}: {date}"
+        );
+        assert!(model.context_window() >= 8_192, "{name}");
+        if let Some(output) = model.max_output_tokens() {
+            assert!(
+                output >= 4_096 && output <= model.context_window(),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            model.prompt_limit(),
+            model.context_window() - model.max_output_tokens().unwrap_or(0)
+        );
+        // Providers and formats go together.
+        let expected_api = match model.provider() {
+            Provider::OpenAi => ApiFormat::OpenAiChat,
+            Provider::Anthropic => ApiFormat::AnthropicMessages,
+            Provider::Google => ApiFormat::GeminiGenerateContent,
+            Provider::Mistral => ApiFormat::MistralChat,
+            _ => ApiFormat::Other,
+        };
+        assert_eq!(model.api(), expected_api, "{name}");
+        // Names are what lookups normalise to: lower case, no surrounding space.
+        assert_eq!(name, name.trim().to_ascii_lowercase(), "{name}");
+    }
+    // Every provider of the issue is there.
+    for provider in [
+        Provider::OpenAi,
+        Provider::Anthropic,
+        Provider::Google,
+        Provider::Mistral,
+        Provider::Meta,
+    ] {
+        assert!(
+            catalogue
+                .models()
+                .filter(|m| m.provider() == provider)
+                .count()
+                >= 5,
+            "{provider}"
+        );
+    }
+}
+
+#[test]
+fn documented_numbers() {
+    let rows = [
+        ("gpt-4.1", 1_047_576, Some(32_768)),
+        ("gpt-5", 400_000, Some(128_000)),
+        ("o3", 200_000, Some(100_000)),
+        ("claude-opus-4-1", 200_000, Some(32_000)),
+        ("claude-3-haiku", 200_000, Some(4_096)),
+        ("gemini-1.5-pro", 2_097_152, Some(8_192)),
+        ("gemini-2.0-flash", 1_048_576, Some(8_192)),
+        ("llama-4-scout", 10_000_000, None),
+    ];
+    for (name, window, output) in rows {
+        let model = Model::lookup(name).unwrap();
+        assert_eq!(
+            (model.context_window(), model.max_output_tokens()),
+            (window, output),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn models_map_to_their_counters() {
+    let gpt = Model::lookup("gpt-4o").unwrap().counter().unwrap();
+    assert!(matches!(gpt, ModelCounter::Tiktoken(t) if t.encoding() == Encoding::O200kBase));
+    let gpt4 = Model::lookup("gpt-4").unwrap().counter().unwrap();
+    assert_eq!(
+        gpt4.count("hello world"),
+        Tiktoken::cl100k_base().count("hello world")
+    );
+    assert_eq!(gpt4.exactness(), Exactness::Exact);
+    for name in ["claude-sonnet-4-5", "gemini-2.5-pro"] {
+        let counter = Model::lookup(name).unwrap().counter().unwrap();
+        assert!(matches!(counter, ModelCounter::Estimate(_)), "{name}");
+        assert_eq!(counter.exactness(), Exactness::UpperEstimate);
+    }
+    // Tokenizer files: an error that names the repository, the file and the loader.
+    let err = Model::lookup("open-mistral-nemo")
+        .unwrap()
+        .counter()
+        .unwrap_err();
+    let message = err.to_string();
+    assert!(matches!(
+        err,
+        CounterError::NeedsFile {
+            loader: "Tekken::from_file",
+            ..
+        }
+    ));
+    assert!(
+        message.contains("mistralai/Mistral-Nemo-Instruct-2407"),
+        "{message}"
+    );
+    assert!(message.contains("tekken.json"), "{message}");
+    let err = Model::lookup("llama-3.1-8b")
+        .unwrap()
+        .counter()
+        .unwrap_err();
+    assert!(err.to_string().contains("HuggingFace::from_file"), "{err}");
+    // Every built-in model either has a counter or says which file it needs.
+    for model in Catalogue::builtin().models() {
+        match (model.tokenizer(), model.counter()) {
+            (ModelTokenizer::Tiktoken(_) | ModelTokenizer::Estimate(_), Ok(_))
+            | (
+                ModelTokenizer::HuggingFace { .. } | ModelTokenizer::Tekken { .. },
+                Err(CounterError::NeedsFile { .. }),
+            ) => {}
+            (tokenizer, result) => panic!("{}: {tokenizer} gave {result:?}", model.name()),
+        }
+    }
+}
+
+fn unpacked(name: &str) -> std::path::PathBuf {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/tokenizers")
+        .join(format!("{name}.gz"));
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_end(&mut bytes)
+        .unwrap();
+    let out = std::env::temp_dir().join(format!("ctxbudget-models-{}-{name}", std::process::id()));
+    std::fs::write(&out, bytes).unwrap();
+    out
+}
+
+#[test]
+fn counters_load_from_the_named_files() {
+    let tekken = unpacked("tekken_240718.json");
+    let nemo = Model::lookup("mistral-nemo").unwrap();
+    let counter = nemo.counter_from_file(&tekken).unwrap();
+    assert!(matches!(counter, ModelCounter::Tekken(_)));
+    assert_eq!(counter.exactness(), Exactness::Exact);
+    assert!(counter.count("Bonjour, le monde !") > 0);
+    // The wrong kind of file, a missing file, a model that needs none.
+    let llama = Model::lookup("llama-3.1-8b").unwrap();
+    assert!(matches!(
+        llama.counter_from_file(&tekken),
+        Err(CounterError::File { .. })
+    ));
+    let missing = nemo
+        .counter_from_file("/nonexistent/tekken.json")
+        .unwrap_err();
+    assert!(
+        missing.to_string().contains("/nonexistent/tekken.json"),
+        "{missing}"
+    );
+    let gpt = Model::lookup("gpt-4o").unwrap();
+    assert!(matches!(
+        gpt.counter_from_file(&tekken),
+        Err(CounterError::NoFileNeeded { .. })
+    ));
+    std::fs::remove_file(tekken).ok();
+
+    let anthropic = unpacked("anthropic-tokenizer.json");
+    let counter = llama.counter_from_file(&anthropic).unwrap();
+    assert!(matches!(counter, ModelCounter::HuggingFace(_)));
+    assert_eq!(counter.count("hello world"), 2);
+    std::fs::remove_file(anthropic).ok();
+}
+
+#[test]
+fn json_adds_and_overrides() {
+    let catalogue = Catalogue::new()
+        .with_json(
+            r#"{"models": [
+                {"name": "gpt-4o", "context_window": 64000, "aliases": ["azure-4o"]},
+                {"name": "claude-sonnet-4-5", "max_output_tokens": 8192, "source": "our limits", "checked": "2026-11-30"},
+                {"name": "house-llama", "provider": "meta", "context_window": 32768,
+                 "max_output_tokens": null, "api": "openai-chat",
+                 "tokenizer": {"huggingface": "meta-llama/Llama-3.1-8B-Instruct"}},
+                {"name": "house-claude", "provider": "other", "context_window": 100000,
+                 "max_output_tokens": 1000, "api": "anthropic-messages",
+                 "tokenizer": {"estimate": "claude"}},
+                {"name": "house-tekken", "provider": "mistral", "context_window": 1000, "api": "other",
+                 "tokenizer": {"tekken": {"repo": "me/model", "file": "tekken.json"}}},
+                {"name": "house-gpt", "provider": "openai", "context_window": 1000, "api": "openai-chat",
+                 "tokenizer": {"tiktoken": "cl100k_base"}}
+            ]}"#,
+        )
+        .unwrap();
+    let gpt = catalogue.lookup("openai/gpt-4o-2024-08-06").unwrap();
+    assert_eq!(gpt.context_window(), 64_000);
+    assert_eq!(
+        gpt.max_output_tokens(),
+        Some(16_384),
+        "kept from the built-in row"
+    );
+    assert_eq!(catalogue.lookup("azure-4o").unwrap().name(), "gpt-4o");
+    assert!(
+        gpt.source().starts_with("user entry, over https://"),
+        "{}",
+        gpt.source()
+    );
+    assert_eq!(gpt.checked(), None);
+    let sonnet = catalogue.lookup("claude-sonnet-4-5-20250929").unwrap();
+    assert_eq!(sonnet.max_output_tokens(), Some(8_192));
+    assert_eq!(
+        (sonnet.source(), sonnet.checked()),
+        ("our limits", Some("2026-11-30"))
+    );
+    let llama = catalogue.lookup("house-llama").unwrap();
+    assert_eq!(llama.prompt_limit(), 32_768);
+    assert_eq!(llama.provider(), Provider::Meta);
+    assert!(matches!(
+        catalogue.lookup("house-claude").unwrap().counter(),
+        Ok(ModelCounter::Estimate(_))
+    ));
+    assert!(matches!(
+        catalogue.lookup("house-gpt").unwrap().tokenizer(),
+        ModelTokenizer::Tiktoken(Encoding::Cl100kBase)
+    ));
+    // The built-in catalogue is untouched.
+    assert_eq!(Model::lookup("gpt-4o").unwrap().context_window(), 128_000);
+}
+
+fn entry_error(json: &str) -> (usize, Option<String>, String, String) {
+    match Catalogue::new().with_json(json).unwrap_err() {
+        CatalogueError::Entry {
+            index,
+            name,
+            field,
+            message,
+            ..
+        } => (index, name, field, message),
+        other => panic!("not an entry error: {other}"),
+    }
+}
+
+#[test]
+fn bad_entries_name_the_entry_and_field() {
+    let (index, name, field, message) = entry_error(
+        r#"{"models": [{"name": "gpt-4o", "context_window": 100000}, {"name": "gpt-4o", "contxt_window": 5}]}"#,
+    );
+    assert_eq!(
+        (index, name.as_deref(), field.as_str()),
+        (2, Some("gpt-4o"), "contxt_window")
+    );
+    assert!(
+        message.contains("did you mean `context_window`"),
+        "{message}"
+    );
+
+    let (_, _, field, message) =
+        entry_error(r#"{"models": [{"name": "new-model", "context_window": 5}]}"#);
+    assert_eq!(field, "provider");
+    assert!(
+        message.contains("`provider`, `tokenizer`, `api`"),
+        "{message}"
+    );
+
+    let cases = [
+        (
+            r#"{"name": "gpt-4o", "context_window": -1}"#,
+            "context_window",
+        ),
+        (
+            r#"{"name": "gpt-4o", "context_window": "big"}"#,
+            "context_window",
+        ),
+        (
+            r#"{"name": "gpt-4o", "max_output_tokens": 1000000}"#,
+            "max_output_tokens",
+        ),
+        (
+            r#"{"name": "gpt-4o", "max_output_tokens": 0}"#,
+            "max_output_tokens",
+        ),
+        (r#"{"name": "gpt-4o", "provider": "OpenAI"}"#, "provider"),
+        (r#"{"name": "gpt-4o", "api": "responses"}"#, "api"),
+        (
+            r#"{"name": "gpt-4o", "tokenizer": {"tiktoken": "o200k"}}"#,
+            "tokenizer",
+        ),
+        (
+            r#"{"name": "gpt-4o", "tokenizer": {"estimate": "gpt"}}"#,
+            "tokenizer",
+        ),
+        (
+            r#"{"name": "gpt-4o", "tokenizer": {"tekken": {"repo": "x"}}}"#,
+            "tokenizer",
+        ),
+        (
+            r#"{"name": "gpt-4o", "tokenizer": "o200k_base"}"#,
+            "tokenizer",
+        ),
+        (r#"{"name": "gpt-4o", "aliases": "x"}"#, "aliases"),
+        (r#"{"name": "gpt-4o", "checked": "1 Dec 2026"}"#, "checked"),
+        (r#"{"name": "gpt-4o", "source": 3}"#, "source"),
+        (r#"{"name": ""}"#, "name"),
+        (r#"{"context_window": 5}"#, "name"),
+        (r#"[1]"#, "name"),
+    ];
+    for (entry, expected) in cases {
+        let json = format!(r#"{{"models": [{entry}]}}"#);
+        let (index, _, field, message) = entry_error(&json);
+        assert_eq!((index, field.as_str()), (1, expected), "{entry}: {message}");
+    }
+    // The message says which entry of which file.
+    let err = Catalogue::new()
+        .with_json(r#"{"models": [{"name": "gpt-4o", "api": "x"}]}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("entry 1 (`gpt-4o`): field `api`"), "{err}");
+}
+
+#[test]
+fn bad_json_gives_its_position() {
+    for (json, line) in [
+        ("{\"models\": [\n{\"name\": }", 2),
+        ("", 1),
+        ("{\"models\": 3}", 1),
+        ("[]", 1),
+    ] {
+        match Catalogue::new().with_json(json).unwrap_err() {
+            CatalogueError::Json {
+                line: at, message, ..
+            } => assert_eq!(at, line, "{json}: {message}"),
+            other => panic!("{json}: {other}"),
+        }
+    }
+    let path =
+        std::env::temp_dir().join(format!("ctxbudget-models-{}-bad.json", std::process::id()));
+    std::fs::write(&path, "{\"models\": [").unwrap();
+    let err = Catalogue::new().with_json_file(&path).unwrap_err();
+    assert!(
+        err.to_string().contains(&path.display().to_string()),
+        "{err}"
+    );
+    std::fs::remove_file(&path).ok();
+    let err = Catalogue::new()
+        .with_json_file("/nonexistent/models.json")
+        .unwrap_err();
+    assert!(matches!(err, CatalogueError::Read { .. }), "{err}");
+}
+
+#[test]
+fn encodings_parse_and_for_model_takes_encoding_names() {
+    for encoding in [
+        Encoding::O200kBase,
+        Encoding::Cl100kBase,
+        Encoding::P50kBase,
+        Encoding::R50kBase,
+    ] {
+        assert_eq!(encoding.name().parse::<Encoding>(), Ok(encoding));
+        assert_eq!(
+            Tiktoken::for_model(encoding.name()).unwrap().encoding(),
+            encoding
+        );
+    }
+    assert!("o200k".parse::<Encoding>().is_err());
+}
