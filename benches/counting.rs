@@ -68,7 +68,14 @@ fn bench_counting(c: &mut Criterion) {
 }
 
 #[allow(clippy::cast_precision_loss)]
-fn row(table: &mut String, encoding: &str, name: &str, tokens: usize, bytes: usize, rounds: &Rounds) {
+fn row(
+    table: &mut String,
+    encoding: &str,
+    name: &str,
+    tokens: usize,
+    bytes: usize,
+    rounds: &Rounds,
+) {
     let cell = |index: usize| {
         let median = rounds.median(index);
         let rate = bytes as f64 / 1e6 / median.as_secs_f64().max(1e-12);

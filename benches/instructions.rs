@@ -28,13 +28,20 @@ fn measured(run: &dyn Fn() -> usize) -> usize {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let [contender, name, bytes, side, budget] = args.as_slice() else {
         return;
     };
     let bytes: usize = bytes.parse().expect("bytes is a number");
     let budget: usize = budget.parse().expect("budget is a number");
-    let keep = if side == "tail" { Keep::Tail } else { Keep::Head };
+    let keep = if side == "tail" {
+        Keep::Tail
+    } else {
+        Keep::Head
+    };
     let text = shape(name, bytes);
     let counter = Tiktoken::o200k_base();
     let linear = bpe_openai::o200k_base();
@@ -63,7 +70,9 @@ fn main() {
         "count-tiktoken-rs" => measured(&|| classic().encode_ordinary(&text).len()),
         "head-and-tail" => measured(&|| trim_with(&text, budget, &counter, &both).tokens),
         "head-and-tail-floor" => {
-            let output = trim_with(&text, budget, &counter, &both).text().into_owned();
+            let output = trim_with(&text, budget, &counter, &both)
+                .text()
+                .into_owned();
             measured(&|| linear.count(output.as_str()))
         }
         "disclose_within" => measured(&|| {

@@ -209,7 +209,13 @@ fn bench_trim(c: &mut Criterion) {
                         }));
                     }
                     let rounds = interleaved(c, &group, &contenders, 10, Duration::from_secs(1));
-                    row(&mut table, &format!("{name}-{label}"), side, budget, &rounds);
+                    row(
+                        &mut table,
+                        &format!("{name}-{label}"),
+                        side,
+                        budget,
+                        &rounds,
+                    );
                 }
             }
         }
@@ -222,11 +228,10 @@ fn row(table: &mut String, input: &str, side: &str, budget: usize, rounds: &Roun
     let ours = rounds.index("ctxbudget");
     let floor = rounds.index("floor");
     let classic = rounds.index("floor-tiktoken-rs");
-    let naive = rounds
-        .names
-        .iter()
-        .position(|n| n == "naive")
-        .map_or_else(|| "–".to_owned(), |naive| format!("{:.0}x", rounds.ratio(naive, ours)));
+    let naive = rounds.names.iter().position(|n| n == "naive").map_or_else(
+        || "–".to_owned(),
+        |naive| format!("{:.0}x", rounds.ratio(naive, ours)),
+    );
     let _ = writeln!(
         table,
         "| {input} | {side} | {budget} | {} | {} | {:.2}x | {} | {:.2}x | {naive} |",
@@ -248,7 +253,13 @@ fn bench_follow(c: &mut Criterion) {
     );
     let both = TrimOptions::new().keep(Keep::HeadAndTail);
     let select_options = SelectOptions::new();
-    for name in ["one-letter", "cjk-nopunct", "emoji-zwj", "base64-alnum", "prose"] {
+    for name in [
+        "one-letter",
+        "cjk-nopunct",
+        "emoji-zwj",
+        "base64-alnum",
+        "prose",
+    ] {
         for (size, label) in [(MB, "1MB"), (10 * MB, "10MB")] {
             if !wanted(&format!("follow/{name}-{label}")) {
                 continue;
@@ -257,17 +268,36 @@ fn bench_follow(c: &mut Criterion) {
             let chunks = [(text.as_str(), 0.9), ("A short chunk.", 0.5)];
             for budget in [4_096, 32_768] {
                 let operations: [(&str, Box<dyn Fn() -> String + '_>); 3] = [
-                    ("head-and-tail", Box::new(|| {
-                        trim_with(black_box(&text), budget, &counter, &both).text().into_owned()
-                    })),
-                    ("disclose_within", Box::new(|| {
-                        disclose_within(black_box(&text), budget, &counter, "lines", "read the file")
+                    (
+                        "head-and-tail",
+                        Box::new(|| {
+                            trim_with(black_box(&text), budget, &counter, &both)
+                                .text()
+                                .into_owned()
+                        }),
+                    ),
+                    (
+                        "disclose_within",
+                        Box::new(|| {
+                            disclose_within(
+                                black_box(&text),
+                                budget,
+                                &counter,
+                                "lines",
+                                "read the file",
+                            )
                             .map(|d| d.text())
                             .unwrap_or_default()
-                    })),
-                    ("select", Box::new(|| {
-                        select(black_box(&chunks), budget, &counter, &select_options).text().into_owned()
-                    })),
+                        }),
+                    ),
+                    (
+                        "select",
+                        Box::new(|| {
+                            select(black_box(&chunks), budget, &counter, &select_options)
+                                .text()
+                                .into_owned()
+                        }),
+                    ),
                 ];
                 for (operation, run) in &operations {
                     let group = format!("follow/{name}-{label}/{operation}/{budget}");

@@ -580,7 +580,9 @@ fn disclose_by_prefixes<'a, C: TokenCounter + ?Sized>(
         });
     };
     // The largest k in 0..total that fits: none past the last line within `limit`.
-    let within = spans.partition_point(|span| span.end <= limit).min(total.saturating_sub(1));
+    let within = spans
+        .partition_point(|span| span.end <= limit)
+        .min(total.saturating_sub(1));
     let mut best = nothing.clone();
     // Gallop down from `within` to a k that fits, then bisect the gap above it.
     let (mut lo, mut hi) = (0usize, within);

@@ -432,7 +432,11 @@ impl<'a> Picks<'a> {
     /// The count of the joined text: for a counter whose split points add up, from
     /// each chunk's own count, counting again only around the separators and markers
     /// (see [`crate::count::count_joined`]); for any other, whole.
-    fn count_joined<C: TokenCounter + ?Sized>(&self, counter: &C, options: &SelectOptions) -> usize {
+    fn count_joined<C: TokenCounter + ?Sized>(
+        &self,
+        counter: &C,
+        options: &SelectOptions,
+    ) -> usize {
         let mut parts: Vec<(&str, Option<usize>)> = Vec::with_capacity(self.chosen.len() * 3);
         for (i, chunk) in self.chosen.iter().enumerate() {
             if i > 0 {

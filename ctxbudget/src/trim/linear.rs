@@ -105,7 +105,12 @@ fn search_head(
     )
     .unwrap_or(end - start);
     // Cut pieces from a window twice that long, not from the whole stretch.
-    let mut window = floor_char_boundary(text, start.saturating_add(wanted.saturating_mul(2).saturating_add(LONG_PIECE)).min(end));
+    let mut window = floor_char_boundary(
+        text,
+        start
+            .saturating_add(wanted.saturating_mul(2).saturating_add(LONG_PIECE))
+            .min(end),
+    );
     let mut piece_end = start + linear.first_piece_len(&text[start..window]);
     if piece_end - start < LONG_PIECE {
         return None;
@@ -120,7 +125,12 @@ fn search_head(
         }
         if until >= piece_end && piece_end == window && window < end && ends.len() <= limit {
             // The whole window is one piece and fits: the piece may go on.
-            window = floor_char_boundary(text, start.saturating_add((window - start).saturating_mul(2)).min(end));
+            window = floor_char_boundary(
+                text,
+                start
+                    .saturating_add((window - start).saturating_mul(2))
+                    .min(end),
+            );
             piece_end = start + linear.first_piece_len(&text[start..window]);
             until = grow(Side::Head, start, until, piece_end);
             continue;
@@ -161,7 +171,11 @@ fn search_tail(
     // The last piece of a window twice that long: pieces are cut from the left,
     // but whatever offset the cutting starts at, a suffix that starts at one of its
     // pieces is cut the same way alone (the patterns do not look behind).
-    let mut window = ceil_char_boundary(text, end.saturating_sub(wanted.saturating_mul(2).saturating_add(LONG_PIECE)).max(start));
+    let mut window = ceil_char_boundary(
+        text,
+        end.saturating_sub(wanted.saturating_mul(2).saturating_add(LONG_PIECE))
+            .max(start),
+    );
     let mut piece_start = last_piece_start(linear, text, window, end)?;
     if end - piece_start < LONG_PIECE {
         return None;
@@ -175,7 +189,11 @@ fn search_tail(
         }
         if from <= piece_start && piece_start == window && window > start && ends.len() <= limit {
             // The whole window is one piece and fits: the piece may go on.
-            window = ceil_char_boundary(text, end.saturating_sub((end - window).saturating_mul(2)).max(start));
+            window = ceil_char_boundary(
+                text,
+                end.saturating_sub((end - window).saturating_mul(2))
+                    .max(start),
+            );
             piece_start = last_piece_start(linear, text, window, end)?;
             from = grow(Side::Tail, end, from, piece_start);
             continue;
@@ -185,7 +203,11 @@ fn search_tail(
         let count = ends.len();
         let starts: Vec<(usize, usize)> = (1..=count.min(limit))
             .map(|k| {
-                let at = if k == count { from } else { from + ends[count - k - 1] };
+                let at = if k == count {
+                    from
+                } else {
+                    from + ends[count - k - 1]
+                };
                 (at, k)
             })
             .filter(|&(at, _)| text.is_char_boundary(at))
