@@ -27,6 +27,7 @@ impl<'a> Contender<'a> {
 }
 
 /// The rounds of one group: one duration per contender per round.
+#[allow(clippy::struct_field_names)] // `rounds.rounds`: the group and its rounds.
 pub struct Rounds {
     pub group: String,
     pub names: Vec<String>,

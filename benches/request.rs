@@ -155,7 +155,7 @@ fn bench(c: &mut Criterion) {
     let fitter = RequestFitter::new(&counter).with_max_input(LIMIT);
     let parsed = ChatRequest::from_json(&body).expect("parses");
     let total = fitter.count(&parsed).tokens;
-    let fitted = fitter.fit(parsed.clone()).expect("fits");
+    let baseline = fitter.fit(parsed.clone()).expect("fits");
     let kept_seqs: Vec<usize> = {
         let trimmer = ChatTrimmer::new(&counter, LIMIT).with_start_on_user(true);
         trimmer
@@ -170,8 +170,8 @@ fn bench(c: &mut Criterion) {
         "request: {} messages, {} bytes, {total} tokens; fitted to {} messages, {} tokens",
         parsed.messages.len(),
         body.len(),
-        fitted.request.messages.len(),
-        fitted.report.tokens_after
+        baseline.request.messages.len(),
+        baseline.report.tokens_after
     );
     let floor = |body: &str| {
         let request = ChatRequest::from_json(body).expect("parses");
@@ -230,10 +230,10 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(5));
     group.bench_function("parse_and_fit_1000_messages", |b| {
-        b.iter(|| fit(black_box(&body)))
+        b.iter(|| fit(black_box(&body)));
     });
     group.bench_function("parse_and_count_kept", |b| {
-        b.iter(|| floor(black_box(&body)))
+        b.iter(|| floor(black_box(&body)));
     });
     group.bench_function("count_20_tools_10_images", |b| {
         b.iter(|| count_request(black_box(&images)));

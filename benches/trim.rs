@@ -267,6 +267,7 @@ fn bench_follow(c: &mut Criterion) {
             let text = shape(name, size);
             let chunks = [(text.as_str(), 0.9), ("A short chunk.", 0.5)];
             for budget in [4_096, 32_768] {
+                #[allow(clippy::type_complexity)]
                 let operations: [(&str, Box<dyn Fn() -> String + '_>); 3] = [
                     (
                         "head-and-tail",

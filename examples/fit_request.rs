@@ -75,13 +75,13 @@ where
         fitter = fitter.with_window(window, output);
     }
     let messages_before = request.messages().len();
-    let fitted = fitter.fit(request)?;
-    let body = serde_json::to_string(&fitted.request)?;
+    let result = fitter.fit(request)?;
+    let body = serde_json::to_string(&result.request)?;
     println!(
         "{name}: {messages_before} messages, fitted to {} ({} bytes of JSON)",
-        fitted.request.messages().len(),
+        result.request.messages().len(),
         body.len()
     );
-    println!("{}", fitted.report);
+    println!("{}", result.report);
     Ok(())
 }

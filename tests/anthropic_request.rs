@@ -3,6 +3,15 @@
 //! with `ChatTrimmer` without breaking tool calls apart. Property tests over
 //! generated requests live in `anthropic_request_props.rs`.
 
+// Test code: fixtures are read by name, and long table-like tests read best whole.
+#![allow(
+    clippy::needless_raw_string_hashes,
+    clippy::similar_names,
+    clippy::case_sensitive_file_extension_comparisons,
+    clippy::redundant_closure_for_method_calls,
+    clippy::too_many_lines
+)]
+
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::LazyLock;

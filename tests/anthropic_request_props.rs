@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use ctxbudget::chat::{ChatFormat, ChatStrategy};
 use ctxbudget::request::WireRequest;
-use ctxbudget::request::anthropic::MessagesRequest;
+use ctxbudget::request::anthropic::{AnthropicMessage, MessagesRequest};
 use ctxbudget::{CharEstimate, ChatTrimmer};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -81,6 +81,7 @@ fn content(blocks: impl Strategy<Value = Value> + 'static) -> impl Strategy<Valu
     ]
 }
 
+#[allow(clippy::needless_pass_by_value)] // called from `prop_map` closures with owned values
 fn message(role: &'static str, content: Value, fields: Vec<(String, Value)>) -> Value {
     with_fields(json!({"role": role, "content": content}), fields)
 }
@@ -233,12 +234,12 @@ fn pairing(request: &MessagesRequest) -> (HashSet<String>, HashSet<String>) {
     let messages = request.messages();
     let calls = messages
         .iter()
-        .flat_map(|m| m.tool_uses())
+        .flat_map(AnthropicMessage::tool_uses)
         .map(|c| c.id.clone())
         .collect();
     let results = messages
         .iter()
-        .flat_map(|m| m.tool_results())
+        .flat_map(AnthropicMessage::tool_results)
         .map(|r| r.tool_use_id.clone())
         .collect();
     (calls, results)

@@ -15,6 +15,7 @@
 //! 10 MB. `CTXBUDGET_BENCH_ROUNDS` sets the rounds (default 10); `CTXBUDGET_BATCH_LINES`
 //! the lines of the batch data set (default 100,000).
 
+use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -27,6 +28,7 @@ use ctxbudget::count::Tiktoken;
 const CHILD: &str = "CTXBUDGET_BENCH_LIBRARY_COUNT";
 const TEN_MB: usize = 10_000_000;
 
+#[allow(clippy::too_many_lines)] // one list of measurements, in the order they print
 fn main() {
     if let Ok(path) = std::env::var(CHILD) {
         library_count(Path::new(&path));
@@ -300,7 +302,7 @@ fn data_set(corpus: &str, lines: usize) -> String {
             to -= 1;
         }
         let text = serde_json::to_string(&corpus[from..to]).expect("a string serializes");
-        out.push_str(&format!("{{\"id\":{i},\"text\":{text}}}\n"));
+        let _ = writeln!(out, "{{\"id\":{i},\"text\":{text}}}");
         start = to;
     }
     out

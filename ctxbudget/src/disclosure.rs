@@ -558,7 +558,7 @@ fn disclose_by_prefixes<'a, C: TokenCounter + ?Sized>(
             (false, true) => prefixes.count_with(rendered.len(), ""),
             (false, false) => prefixes.count_with(rendered.len(), &format!("\n{trailer}")),
         };
-        Ok((tokens <= budget_tokens).then(|| Disclosed {
+        Ok((tokens <= budget_tokens).then_some(Disclosed {
             rendered,
             trailer,
             shown: k,

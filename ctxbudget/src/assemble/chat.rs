@@ -400,7 +400,7 @@ mod tests {
         fn role(&self) -> Role {
             Role::Assistant
         }
-        fn content(&self) -> &str {
+        fn content(&self) -> &'static str {
             ""
         }
         fn content_tokens<C: TokenCounter + ?Sized>(&self, counter: &C) -> usize {
