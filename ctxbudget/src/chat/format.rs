@@ -64,7 +64,7 @@ impl ChatFormat {
     /// token-counting guide come out at or a little over with Anthropic's public
     /// (pre-Claude-3) tokenizer: `"You are a scientist"` and `"Hello, Claude"`, 14
     /// tokens; a `get_weather` tool and one question, 403 tokens (see
-    /// `tests/anthropic_request.rs`). Check them against the `usage` Anthropic
+    /// `tests/suite/anthropic_request.rs`). Check them against the `usage` Anthropic
     /// returns, or its `count_tokens` endpoint, and set your own with the `with_*`
     /// methods if they differ.
     pub const fn anthropic() -> Self {

@@ -103,7 +103,7 @@ impl FromStr for EstimateProfile {
 /// random printable ASCII, whitespace runs, symbols, accented Latin, Cyrillic,
 /// Devanagari, mixed scripts, combining marks).
 /// `tests/fixtures/make_estimate_counts.py` measures, fits and prints this table;
-/// `tests/estimate.rs` checks the estimate against the references on 268 texts the
+/// `tests/suite/estimate.rs` checks the estimate against the references on 268 texts the
 /// fit never saw (slices of the repository's own fixtures and new adversarial
 /// strings).
 ///

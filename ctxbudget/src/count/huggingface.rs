@@ -104,7 +104,7 @@ const KIND: &str = "Hugging Face tokenizer.json";
 /// the legacy Llama 2 files; `Replace`, `Strip`, `Precompiled`, `BertNormalizer`),
 /// BPE dropout, and added tokens matched after normalisation (`"normalized": true`)
 /// under a normaliser. [`HuggingFace::has_split_points`] says which case a file is.
-/// The property tests in `tests/huggingface.rs` check that counts add up at every
+/// The property tests in `tests/suite/huggingface.rs` check that counts add up at every
 /// declared split point, on the fixtures and on adversarial text, for each kind.
 #[derive(Clone)]
 pub struct HuggingFace {
@@ -258,7 +258,7 @@ impl TokenCounter for HuggingFace {
     }
 
     // The split points are checked to add up by the property tests in
-    // `tests/huggingface.rs` and `tests/tekken.rs`: the trimming engine need not
+    // `tests/suite/huggingface.rs` and `tests/suite/tekken.rs`: the trimming engine need not
     // count again.
     fn __trusted(&self, _: super::seal::Seal) -> bool {
         true

@@ -1,7 +1,7 @@
 //! The linear byte-pair engine behind [`Tiktoken`](super::Tiktoken) for `o200k_base`
 //! and `cl100k_base`: `bpe-openai`'s pre-tokenizer and backtracking encoder, which
 //! give the token ids of `tiktoken-rs` (checked by the property tests in
-//! `tests/tiktoken_linear.rs`) in time linear in the text, where `tiktoken-rs` is
+//! `tests/suite/tiktoken_linear.rs`) in time linear in the text, where `tiktoken-rs` is
 //! super-linear on one long piece (a run of one letter, CJK text without
 //! punctuation, a run of emoji).
 //!

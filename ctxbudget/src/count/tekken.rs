@@ -81,7 +81,7 @@ const KIND: &str = "Tekken";
 /// digits; like `Tiktoken`'s, its pieces start at a space after a
 /// character other than whitespace and at punctuation (other than an apostrophe)
 /// after a letter or digit, and no alternative looks behind. Those offsets are split
-/// points, checked by the property tests in `tests/tekken.rs`. A file with another
+/// points, checked by the property tests in `tests/suite/tekken.rs`. A file with another
 /// pattern gets none ([`Tekken::has_split_points`]) and trims by the slower search.
 #[derive(Clone)]
 pub struct Tekken {
@@ -272,7 +272,7 @@ impl TokenCounter for Tekken {
     }
 
     // The split points are checked to add up by the property tests in
-    // `tests/huggingface.rs` and `tests/tekken.rs`: the trimming engine need not
+    // `tests/suite/huggingface.rs` and `tests/suite/tekken.rs`: the trimming engine need not
     // count again.
     fn __trusted(&self, _: super::seal::Seal) -> bool {
         true

@@ -228,7 +228,7 @@ impl TokenCounter for Tiktoken {
     }
 
     // The split points are checked to add up by the property tests in
-    // `tests/tiktoken.rs`: the trimming engine need not count again.
+    // `tests/suite/tiktoken.rs`: the trimming engine need not count again.
     fn __trusted(&self, _: super::seal::Seal) -> bool {
         true
     }

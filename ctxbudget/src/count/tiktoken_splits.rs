@@ -24,7 +24,7 @@
 //!   letters and digits in one piece. This gives split points to base64 without
 //!   `+` and `/`, and to identifiers such as `utf8Decode2`.
 //!
-//! The property tests in `tests/tiktoken.rs` check every rule on real and
+//! The property tests in `tests/suite/tiktoken.rs` check every rule on real and
 //! adversarial text for every encoding.
 
 use std::sync::LazyLock;

@@ -40,7 +40,7 @@ fn published_counts_of_the_openai_cookbook() {
 #[test]
 fn counts_equal_python_tiktoken() {
     let expected: serde_json::Value =
-        serde_json::from_str(include_str!("fixtures/tiktoken_counts.json")).unwrap();
+        serde_json::from_str(include_str!("../fixtures/tiktoken_counts.json")).unwrap();
     let names: Vec<&str> = expected["encodings"]
         .as_array()
         .unwrap()

@@ -33,7 +33,10 @@ fn gunzip(name: &str) -> Vec<u8> {
 /// `tests/fixtures/tokenizers/huggingface_counts.json`, written by
 /// `tests/fixtures/make_tokenizer_counts.py` with Python `tokenizers` 0.23.
 static EXPECTED: LazyLock<Value> = LazyLock::new(|| {
-    serde_json::from_str(include_str!("fixtures/tokenizers/huggingface_counts.json")).unwrap()
+    serde_json::from_str(include_str!(
+        "../fixtures/tokenizers/huggingface_counts.json"
+    ))
+    .unwrap()
 });
 
 /// Every tokenizer of the fixture: a shipped file with the fixture's patch applied

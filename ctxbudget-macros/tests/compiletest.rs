@@ -1,6 +1,6 @@
 //! Compile errors: every mistake a user can make with the derive and `budget!` has a
 //! case in `tests/ui/` with its expected `.stderr` (regenerate with
-//! `TRYBUILD=overwrite cargo test --test compiletest` on the CI toolchain and review
+//! `TRYBUILD=overwrite cargo test -p ctxbudget-macros --test compiletest` on the CI toolchain and review
 //! the diff).
 
 #[test]

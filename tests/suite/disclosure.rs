@@ -9,7 +9,7 @@ use ctxbudget::{
 };
 use proptest::prelude::*;
 
-const FIXTURE: &str = include_str!("fixtures/aho-corasick-docs.md");
+const FIXTURE: &str = include_str!("../fixtures/aho-corasick-docs.md");
 
 fn cl100k(text: &str) -> usize {
     tiktoken_rs::cl100k_base_singleton()

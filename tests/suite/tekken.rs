@@ -28,7 +28,7 @@ fn gunzip(name: &str) -> Vec<u8> {
 /// `tests/fixtures/tokenizers/tekken_counts.json`, written by
 /// `tests/fixtures/make_tokenizer_counts.py` with `mistral-common` 1.13.
 static EXPECTED: LazyLock<Value> = LazyLock::new(|| {
-    serde_json::from_str(include_str!("fixtures/tokenizers/tekken_counts.json")).unwrap()
+    serde_json::from_str(include_str!("../fixtures/tokenizers/tekken_counts.json")).unwrap()
 });
 
 /// The unmodified `tekken_240718.json` of `mistral-common` (Mistral Nemo's).

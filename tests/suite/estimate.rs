@@ -15,8 +15,9 @@ use serde_json::Value;
 /// `tests/fixtures/make_estimate_counts.py`: reference counts (Anthropic's tokenizer
 /// through Python `tokenizers`, Gemma 3's vocabulary through `sentencepiece`) and the
 /// script's own estimate, for slices of the text fixtures and adversarial strings.
-static CASES: LazyLock<Value> =
-    LazyLock::new(|| serde_json::from_str(include_str!("fixtures/estimate_counts.json")).unwrap());
+static CASES: LazyLock<Value> = LazyLock::new(|| {
+    serde_json::from_str(include_str!("../fixtures/estimate_counts.json")).unwrap()
+});
 
 /// Anthropic's pre-Claude-3 tokenizer, the Claude estimate's reference.
 static ANTHROPIC: LazyLock<HuggingFace> = LazyLock::new(|| {

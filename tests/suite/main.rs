@@ -1,0 +1,30 @@
+//! The integration tests, as one binary: one link instead of one per file (each
+//! test binary carries the tokenizer vocabularies, tens of megabytes apiece).
+//! `hygiene.rs` stays its own crate: it shadows items at its crate root.
+
+mod anthropic_request;
+mod anthropic_request_props;
+mod assemble;
+mod assemble_edges;
+mod assemble_messages;
+mod assemble_report;
+mod assemble_window;
+mod budget;
+mod budget_macro;
+mod budget_shares;
+mod chat;
+mod chat_langchain;
+mod chat_session;
+mod derive;
+mod derive_generics;
+mod disclosure;
+mod estimate;
+mod huggingface;
+mod misbehaving_counters;
+mod models;
+mod openai_request;
+mod select;
+mod tekken;
+mod tiktoken;
+mod tiktoken_linear;
+mod trim;
