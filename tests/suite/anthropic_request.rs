@@ -22,9 +22,9 @@ use ctxbudget::request::anthropic::{
     AnthropicMessage, AnthropicRole, Content, ContentBlock, MessagesRequest, RepairReason,
     ThinkingRetention,
 };
-use ctxbudget::request::{Assumption, RequestError, RequestFormat, WireRequest};
+use ctxbudget::request::{Assumption, RequestError, RequestFitter, RequestFormat, WireRequest};
 use ctxbudget::{CharEstimate, ChatTrimmer};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn fixtures_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
@@ -783,4 +783,48 @@ fn trimming_the_session_keeps_calls_with_results_and_every_kept_field() {
         "{sizes:?}"
     );
     assert_eq!(sizes.last(), Some(&session.messages().len()));
+}
+
+#[test]
+fn in_a_tool_loop_the_question_is_kept_and_a_turn_that_cannot_fit_is_an_error() {
+    // The latest user message only carries a tool result: the protected message is
+    // the question before it, so trimming never leaves an empty request.
+    let body = json!({"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [
+        {"role": "user", "content": "an old question"},
+        {"role": "assistant", "content": "an old answer"},
+        {"role": "user", "content": "read the file and tell me what it does"},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"path": "a.rs"}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1",
+             "content": "fn main() { println!(\"hello\"); } and many more words of a long file"}]}
+    ]});
+    let request = MessagesRequest::from_json(&body.to_string()).unwrap();
+    let fitter = |limit| RequestFitter::new(words).with_max_input(limit);
+    let whole = fitter(0).count(&request).tokens;
+    // Room for the question and its round, not the old exchange.
+    let fitted = fitter(whole - 4).fit(request.clone()).unwrap();
+    assert_eq!(fitted.request.messages().len(), 3);
+    assert_eq!(
+        fitted.request.messages()[0].content(),
+        "read the file and tell me what it does"
+    );
+    // Room for less than the question and the round: an error with numbers, never a
+    // request with no message.
+    let question_alone = fitter(0).count(&{
+        let mut only = request.clone();
+        only.retain_messages(&[false, false, true, false, false]);
+        only
+    });
+    match fitter(question_alone.tokens - 1).fit(request) {
+        Err(RequestError::DoesNotFit {
+            needed,
+            limit,
+            over,
+        }) => {
+            assert!(needed > limit);
+            assert_eq!(over, needed - limit);
+        }
+        other => panic!("{other:?}"),
+    }
 }

@@ -10,6 +10,8 @@ use ctxbudget::request::WireRequest;
 use ctxbudget::request::anthropic::{AnthropicMessage, MessagesRequest};
 use ctxbudget::{CharEstimate, ChatTrimmer};
 use proptest::prelude::*;
+
+use crate::request_fit::check_fit;
 use serde_json::{Map, Value, json};
 
 const GIF: &str = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7";
@@ -263,6 +265,15 @@ proptest! {
         request.validate().unwrap();
         let cost = request.count(&CharEstimate);
         prop_assert!(cost.tokens >= request.fixed_cost(&CharEstimate).tokens);
+    }
+
+    #[test]
+    fn fitting_keeps_the_limit_and_every_kept_message(body in request(), share in 0.0f64..1.2) {
+        let request = MessagesRequest::from_json(&serde_json::to_string(&body).unwrap()).unwrap();
+        let whole = ctxbudget::request::RequestFitter::new(CharEstimate).count(&request).tokens;
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
+        let limit = (whole as f64 * share) as usize;
+        check_fit(&request, CharEstimate, limit);
     }
 
     #[test]

@@ -23,6 +23,7 @@ mod huggingface;
 mod misbehaving_counters;
 mod models;
 mod openai_request;
+mod request_fit;
 mod select;
 mod tekken;
 mod tiktoken;

@@ -10,6 +10,8 @@ use ctxbudget::request::openai::{ChatRequest, MessageRole, RawJson, RequestMessa
 use ctxbudget::request::{Assumption, RequestError, WireRequest};
 use ctxbudget::{CharEstimate, ChatTrimmer, Tiktoken, TokenCounter};
 use proptest::prelude::*;
+
+use crate::request_fit::check_fit;
 use serde_json::{Value, json};
 
 const DIR: &str = concat!(
@@ -597,6 +599,13 @@ proptest! {
         }
         // CharEstimate too, whose counts differ.
         let _ = trim_and_check(&r, &CharEstimate, budget * 4);
+    }
+
+    #[test]
+    fn fitting_keeps_the_limit_and_every_kept_message((body, budget) in requests()) {
+        let r = ChatRequest::from_json(&body.to_string()).unwrap();
+        check_fit(&r, |t: &str| t.split_whitespace().count(), budget);
+        check_fit(&r, CharEstimate, budget * 4);
     }
 }
 

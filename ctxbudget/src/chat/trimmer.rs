@@ -43,7 +43,7 @@ pub enum ChatStrategy {
 ///    newest first ([`ChatStrategy::KeepFirst`]). A unit is one message, or a tool
 ///    call with all its results. This step never drops the *protected* messages:
 ///    system messages (unless [`with_include_system(false)`](ChatTrimmer::with_include_system))
-///    and the latest user message of the history (unless
+///    and the latest user message of the history that is not only tool results (unless
 ///    [`with_keep_latest_user(false)`](ChatTrimmer::with_keep_latest_user)).
 /// 4. **Partial**, with [`with_allow_partial`](ChatTrimmer::with_allow_partial): the
 ///    last unit step 3 dropped — the one next to the kept messages — comes back cut
@@ -528,7 +528,11 @@ impl<C: TokenCounter> ChatTrimmer<C> {
     /// `protected[seq]`: what the budget step may not drop.
     fn protected<M: ChatMessage>(&self, history: &[M]) -> Vec<bool> {
         let latest_user = if self.keep_latest_user {
-            history.iter().rposition(|m| m.role() == Role::User)
+            // A user message that only answers tool calls (Anthropic's `tool_result`
+            // blocks) is part of the assistant's round, not the user's question.
+            history
+                .iter()
+                .rposition(|m| m.role() == Role::User && m.tool_result_ids().next().is_none())
         } else {
             None
         };

@@ -4,7 +4,7 @@
 use super::report::{DroppedRequestMessage, RequestReport};
 use super::{RequestCost, RequestError, WireRequest};
 use crate::ChatTrimmer;
-use crate::chat::{ChatMessage, ChatTrimError, Role};
+use crate::chat::{ChatFormat, ChatMessage, ChatTrimError, DropReason, Role};
 use crate::count::TokenCounter;
 #[cfg(feature = "tiktoken")]
 use crate::models::{CounterError, Model, ModelCounter};
@@ -274,6 +274,47 @@ impl<C: TokenCounter> RequestFitter<C> {
                 return Err(does_not_fit(fixed.saturating_add(priming)));
             }
         };
+        // Starting the history on a user message is a rule for trimming: a request
+        // that fits whole is given back whole, whatever its first message.
+        let only_leading_drops = !trimmed.dropped().is_empty()
+            && trimmed
+                .dropped()
+                .iter()
+                .all(|d| d.reason == DropReason::StartOnUser);
+        if only_leading_drops {
+            let whole = format.count_messages(counter, messages);
+            if whole <= message_budget {
+                drop(trimmed);
+                let report = RequestReport {
+                    format: R::FORMAT,
+                    model: request.model().map(str::to_owned),
+                    limit,
+                    output_reserved,
+                    tokens_before: Some(fixed.saturating_add(whole)),
+                    tokens_after: fixed.saturating_add(whole),
+                    fixed,
+                    kept: request.messages().len(),
+                    system_kept: request
+                        .messages()
+                        .iter()
+                        .filter(|m| m.role() == Role::System)
+                        .count(),
+                    dropped: Vec::new(),
+                    exactness: self.counter.exactness(),
+                    assumptions,
+                };
+                return Ok(FittedRequest { request, report });
+            }
+        }
+        // Starting on a user message may drop a tool-use round that the latest user
+        // message answers, and with it every message: a request with no message is
+        // one the provider rejects, so the latest turn not fitting is the error.
+        let had_history = messages.iter().any(|m| m.role() != Role::System);
+        let kept_history = trimmed.elements().iter().any(|e| e.role != Role::System);
+        if had_history && !kept_history {
+            let needed = latest_turn_tokens(format, counter, messages);
+            return Err(does_not_fit(fixed.saturating_add(needed)));
+        }
         let mut keep = vec![false; messages.len()];
         for element in trimmed.elements() {
             keep[element.seq] = true;
@@ -323,6 +364,27 @@ impl<C: TokenCounter> RequestFitter<C> {
         };
         Ok(FittedRequest { request, report })
     }
+}
+
+/// What the latest turn costs with the system messages before it: from the last user
+/// message that is not only tool results (the question a tool-use loop answers) to
+/// the end.
+fn latest_turn_tokens<M: ChatMessage>(
+    format: ChatFormat,
+    counter: &dyn TokenCounter,
+    messages: &[M],
+) -> usize {
+    let start = messages
+        .iter()
+        .rposition(|m| m.role() == Role::User && m.tool_result_ids().next().is_none())
+        .unwrap_or(0);
+    messages[..start]
+        .iter()
+        .filter(|m| m.role() == Role::System)
+        .fold(
+            format.count_messages(counter, &messages[start..]),
+            |sum, m| sum.saturating_add(format.message_tokens(counter, m)),
+        )
 }
 
 #[cfg(test)]
@@ -416,6 +478,20 @@ mod tests {
         assert_eq!(fitted.report.tokens_after, count.tokens);
         assert_eq!(fitted.report.unused(), 0);
         assert!(fitted.report.is_estimate());
+    }
+
+    #[test]
+    fn a_request_that_fits_keeps_messages_before_its_first_user_message() {
+        let mut request = session(1);
+        request
+            .messages
+            .insert(1, Message::assistant("Hello, how can I help?"));
+        let fitted = RequestFitter::new(words)
+            .with_max_input(1_000)
+            .fit(request.clone())
+            .unwrap();
+        assert_eq!(fitted.request.messages, request.messages);
+        assert!(!fitted.report.trimmed());
     }
 
     #[test]
