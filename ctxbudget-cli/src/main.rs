@@ -12,6 +12,7 @@ mod count;
 mod counter;
 mod disclose;
 mod error;
+mod fit;
 mod input;
 mod trim;
 
@@ -25,6 +26,7 @@ const EXAMPLES: &str = "\
 Examples:
   ctxbudget count README.md
   git diff | ctxbudget trim --tokens 4000 --keep head
+  ctxbudget fit --model gpt-4o request.json > fitted.json
   ctxbudget batch trim --tokens 512 --input corpus.jsonl --output trimmed.jsonl
 
 Counting uses the o200k_base encoding (GPT-4o, GPT-4.1, GPT-5) unless --encoding,
@@ -48,6 +50,9 @@ enum Command {
     /// Show the start of a Markdown document, cut at a section boundary, with a note
     /// on how to read the rest
     Disclose(disclose::DiscloseArgs),
+    /// Trim an OpenAI or Anthropic request body to a model's window by removing
+    /// whole messages
+    Fit(fit::FitArgs),
     /// Count or trim every line of a JSON-lines data set, in parallel
     Batch(batch::BatchArgs),
 }
@@ -80,6 +85,7 @@ fn run(cli: &Cli) -> Result<ExitCode, CliError> {
         Command::Count(args) => count::run(args),
         Command::Trim(args) => trim::run(args),
         Command::Disclose(args) => disclose::run(args),
+        Command::Fit(args) => fit::run(args),
         Command::Batch(args) => batch::run(args),
     }
 }
