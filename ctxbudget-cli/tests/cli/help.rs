@@ -9,6 +9,7 @@ fn every_command_has_examples_in_its_help() {
         &["count", "--help"],
         &["trim", "--help"],
         &["disclose", "--help"],
+        &["fit", "--help"],
         &["batch", "--help"],
         &["batch", "count", "--help"],
         &["batch", "trim", "--help"],

@@ -5,6 +5,7 @@
 mod batch;
 mod count;
 mod disclose;
+mod fit;
 mod help;
 mod support;
 mod trim;
