@@ -95,22 +95,24 @@ impl CounterArgs {
 /// An unknown name, with the closest names of the catalogue and what to do instead.
 pub fn lookup_model(name: &str) -> Result<&'static Model, CliError> {
     Model::lookup(name).map_err(|error| {
-        let suggestions: Vec<String> = error
-            .suggestions
-            .iter()
-            .map(|name| format!("`{name}`"))
-            .collect();
-        let mean = match suggestions.as_slice() {
-            [] => String::new(),
-            [only] => format!("did you mean {only}? "),
-            [first @ .., last] => format!("did you mean {} or {last}? ", first.join(", ")),
-        };
+        let mean = did_you_mean(&error.suggestions);
         CliError::input(format!(
             "unknown model `{name}`: {mean}`ctxbudget models` lists the catalogue; or count \
              with an encoding (`--encoding o200k_base`) or a tokenizer file (`--tokenizer \
              tokenizer.json`)"
         ))
     })
+}
+
+/// `did you mean `a`, `b` or `c`? ` for the names of the catalogue closest to an
+/// unknown one (empty when there are none).
+pub fn did_you_mean(suggestions: &[String]) -> String {
+    let names: Vec<String> = suggestions.iter().map(|name| format!("`{name}`")).collect();
+    match names.as_slice() {
+        [] => String::new(),
+        [only] => format!("did you mean {only}? "),
+        [first @ .., last] => format!("did you mean {} or {last}? ", first.join(", ")),
+    }
 }
 
 /// The encoding named `name` (case and `-`/`_` do not matter).

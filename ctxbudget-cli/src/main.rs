@@ -14,6 +14,7 @@ mod disclose;
 mod error;
 mod fit;
 mod input;
+mod models;
 mod trim;
 
 use std::process::ExitCode;
@@ -53,6 +54,8 @@ enum Command {
     /// Trim an OpenAI or Anthropic request body to a model's window by removing
     /// whole messages
     Fit(fit::FitArgs),
+    /// List the models --model knows: context window, output limit, tokenizer
+    Models(models::ModelsArgs),
     /// Count or trim every line of a JSON-lines data set, in parallel
     Batch(batch::BatchArgs),
 }
@@ -86,6 +89,7 @@ fn run(cli: &Cli) -> Result<ExitCode, CliError> {
         Command::Trim(args) => trim::run(args),
         Command::Disclose(args) => disclose::run(args),
         Command::Fit(args) => fit::run(args),
+        Command::Models(args) => models::run(args),
         Command::Batch(args) => batch::run(args),
     }
 }

@@ -10,6 +10,7 @@ fn every_command_has_examples_in_its_help() {
         &["trim", "--help"],
         &["disclose", "--help"],
         &["fit", "--help"],
+        &["models", "--help"],
         &["batch", "--help"],
         &["batch", "count", "--help"],
         &["batch", "trim", "--help"],

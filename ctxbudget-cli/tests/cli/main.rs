@@ -7,5 +7,6 @@ mod count;
 mod disclose;
 mod fit;
 mod help;
+mod models;
 mod support;
 mod trim;
