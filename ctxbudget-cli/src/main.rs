@@ -29,6 +29,7 @@ Examples:
   git diff | ctxbudget trim --tokens 4000 --keep head
   ctxbudget fit --model gpt-4o request.json > fitted.json
   ctxbudget batch trim --tokens 512 --input corpus.jsonl --output trimmed.jsonl
+  ctxbudget models claude
 
 Counting uses the o200k_base encoding (GPT-4o, GPT-4.1, GPT-5) unless --encoding,
 --tokenizer or --model says otherwise.
@@ -56,7 +57,7 @@ enum Command {
     Fit(fit::FitArgs),
     /// List the models --model knows: context window, output limit, tokenizer
     Models(models::ModelsArgs),
-    /// Count or trim every line of a JSON-lines data set, in parallel
+    /// Count, trim or fit every line of a JSON-lines data set, in parallel
     Batch(batch::BatchArgs),
 }
 

@@ -14,6 +14,7 @@ fn every_command_has_examples_in_its_help() {
         &["batch", "--help"],
         &["batch", "count", "--help"],
         &["batch", "trim", "--help"],
+        &["batch", "fit", "--help"],
     ] {
         let out = run(command, b"");
         let help = out.ok();

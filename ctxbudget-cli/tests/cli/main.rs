@@ -3,6 +3,7 @@
 //! the library, never from the binary itself.
 
 mod batch;
+mod batch_fit;
 mod count;
 mod disclose;
 mod fit;
