@@ -22,6 +22,9 @@ const EXAMPLES: &str = "\
 The body's format is detected (a top-level `system`, Anthropic's block types, OpenAI's
 roles and parts) unless --format says it. Whole messages are removed, oldest first;
 system messages, the latest user message and every tool call with its results stay.
+--model sets the counter and the limit: the model's window less the body's
+`max_tokens` (or `max_completion_tokens`), else less the model's output limit (4,096
+for models whose output shares the window).
 The fitted body goes to standard output, the report to standard error.
 Exit codes: 0 it fits (trimmed or not), 1 bad input, 2 what must stay is over the limit.
 
