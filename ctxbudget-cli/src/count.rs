@@ -7,13 +7,15 @@ use clap::Args;
 
 use crate::counter::CounterArgs;
 use crate::error::CliError;
+use crate::fit::count_body;
 use crate::input::{Output, Source};
 
 const EXAMPLES: &str = "\
 Examples:
   ctxbudget count README.md
   cat notes.txt | ctxbudget count --encoding cl100k_base
-  ctxbudget count --tokenizer llama-3.1/tokenizer.json docs/*.md";
+  ctxbudget count --tokenizer llama-3.1/tokenizer.json docs/*.md
+  ctxbudget count --chat --model claude-sonnet-4-5 request.json";
 
 /// Count the tokens of files or standard input
 #[derive(Debug, Args)]
@@ -21,6 +23,11 @@ Examples:
 pub struct CountArgs {
     #[command(flatten)]
     counter: CounterArgs,
+    /// Read a provider request body (OpenAI Chat Completions or Anthropic Messages
+    /// JSON, format detected) and print the input tokens the provider bills for it:
+    /// messages with their overhead, tool definitions, images
+    #[arg(long)]
+    chat: bool,
     /// The files to count; `-` or none reads standard input. With several files, one
     /// `COUNT<TAB>PATH` line each and a total
     #[arg(value_name = "FILE")]
@@ -33,6 +40,18 @@ pub struct CountArgs {
 pub fn run(args: &CountArgs) -> Result<ExitCode, CliError> {
     let counter = args.counter.load()?;
     let mut out = Output::stdout();
+    if args.chat {
+        if args.files.len() > 1 {
+            return Err(CliError::input(
+                "`--chat` counts one request body: pass one file (or `-` for standard input)",
+            ));
+        }
+        let source = Source::from_arg(args.files.first().map(PathBuf::as_path));
+        let tokens = count_body(&source.read_text()?, None, &counter)?;
+        out.write(format!("{tokens}\n").as_bytes())?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.files.len() <= 1 {
         let source = Source::from_arg(args.files.first().map(PathBuf::as_path));
         let text = source.read_text()?;

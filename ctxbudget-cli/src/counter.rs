@@ -6,6 +6,7 @@ use std::sync::Arc;
 use clap::Args;
 use ctxbudget::TokenCounter;
 use ctxbudget::count::{Encoding, HuggingFace, Tekken, Tiktoken};
+use ctxbudget::models::Model;
 use rayon::prelude::*;
 
 use crate::error::CliError;
@@ -33,8 +34,8 @@ pub struct CounterArgs {
     /// `DeepSeek`, ...) or a Mistral `tekken*.json`, told apart by their content
     #[arg(long, short = 't', value_name = "FILE")]
     pub tokenizer: Option<PathBuf>,
-    /// Count with the tokenizer of this model (OpenAI model names, as tiktoken maps
-    /// them: gpt-4o, gpt-4, ...)
+    /// Count with the tokenizer of this model of the catalogue (`ctxbudget models`
+    /// lists them): exact for OpenAI models, an upper estimate for Claude and Gemini
     #[arg(long, short = 'm', value_name = "MODEL")]
     pub model: Option<String>,
 }
@@ -65,17 +66,16 @@ impl CounterArgs {
         if let Some(path) = &self.tokenizer {
             return load_tokenizer_file(path);
         }
-        if let Some(model) = &self.model {
-            let counter = Tiktoken::for_model(model).map_err(|_| {
+        if let Some(name) = &self.model {
+            let model = lookup_model(name)?;
+            let counter = model.counter().map_err(|error| {
                 CliError::input(format!(
-                    "unknown model `{model}`: no tokenizer is known for it; name an OpenAI model \
-                     (gpt-4o, gpt-4.1, gpt-4, ...), an encoding with `--encoding o200k_base`, or a \
-                     tokenizer file with `--tokenizer tokenizer.json`"
+                    "{error}; from the shell, count with the file: `--tokenizer tokenizer.json`"
                 ))
             })?;
-            return Ok(Counter::tiktoken(
+            return Ok(Counter::new(
                 counter,
-                format!("{model} ({})", counter.encoding()),
+                format!("{} ({})", model.name(), model.tokenizer()),
             ));
         }
         let name = self.encoding.as_deref().unwrap_or("o200k_base");
@@ -84,6 +84,34 @@ impl CounterArgs {
             Tiktoken::new(encoding),
             encoding.name().to_owned(),
         ))
+    }
+}
+
+/// The model of the built-in catalogue named `name` (an alias, a dated snapshot or a
+/// provider prefix also finds it).
+///
+/// # Errors
+///
+/// An unknown name, with the closest names of the catalogue and what to do instead.
+pub fn lookup_model(name: &str) -> Result<&'static Model, CliError> {
+    Model::lookup(name).map_err(|error| {
+        let mean = did_you_mean(&error.suggestions);
+        CliError::input(format!(
+            "unknown model `{name}`: {mean}`ctxbudget models` lists the catalogue; or count \
+             with an encoding (`--encoding o200k_base`) or a tokenizer file (`--tokenizer \
+             tokenizer.json`)"
+        ))
+    })
+}
+
+/// `did you mean `a`, `b` or `c`? ` for the names of the catalogue closest to an
+/// unknown one (empty when there are none).
+pub fn did_you_mean(suggestions: &[String]) -> String {
+    let names: Vec<String> = suggestions.iter().map(|name| format!("`{name}`")).collect();
+    match names.as_slice() {
+        [] => String::new(),
+        [only] => format!("did you mean {only}? "),
+        [first @ .., last] => format!("did you mean {} or {last}? ", first.join(", ")),
     }
 }
 

@@ -38,6 +38,11 @@ impl CliError {
         }
     }
 
+    /// Whether the input was valid but cannot fit its budget (exit code 2).
+    pub fn is_does_not_fit(&self) -> bool {
+        self.kind == Kind::DoesNotFit
+    }
+
     /// The process exit code for this failure.
     pub fn exit_code(&self) -> ExitCode {
         ExitCode::from(match self.kind {

@@ -12,7 +12,9 @@ mod count;
 mod counter;
 mod disclose;
 mod error;
+mod fit;
 mod input;
+mod models;
 mod trim;
 
 use std::process::ExitCode;
@@ -25,7 +27,9 @@ const EXAMPLES: &str = "\
 Examples:
   ctxbudget count README.md
   git diff | ctxbudget trim --tokens 4000 --keep head
+  ctxbudget fit --model gpt-4o request.json > fitted.json
   ctxbudget batch trim --tokens 512 --input corpus.jsonl --output trimmed.jsonl
+  ctxbudget models claude
 
 Counting uses the o200k_base encoding (GPT-4o, GPT-4.1, GPT-5) unless --encoding,
 --tokenizer or --model says otherwise.
@@ -48,7 +52,12 @@ enum Command {
     /// Show the start of a Markdown document, cut at a section boundary, with a note
     /// on how to read the rest
     Disclose(disclose::DiscloseArgs),
-    /// Count or trim every line of a JSON-lines data set, in parallel
+    /// Trim an OpenAI or Anthropic request body to a model's window by removing
+    /// whole messages
+    Fit(fit::FitArgs),
+    /// List the models --model knows: context window, output limit, tokenizer
+    Models(models::ModelsArgs),
+    /// Count, trim or fit every line of a JSON-lines data set, in parallel
     Batch(batch::BatchArgs),
 }
 
@@ -80,6 +89,8 @@ fn run(cli: &Cli) -> Result<ExitCode, CliError> {
         Command::Count(args) => count::run(args),
         Command::Trim(args) => trim::run(args),
         Command::Disclose(args) => disclose::run(args),
+        Command::Fit(args) => fit::run(args),
+        Command::Models(args) => models::run(args),
         Command::Batch(args) => batch::run(args),
     }
 }

@@ -58,8 +58,6 @@ pub enum Failed {
     /// The line is not valid input: counts as an error.
     Bad(String),
     /// The line is valid but cannot fit its budget.
-    // Made by `batch fit`, which needs the request formats of the library.
-    #[allow(dead_code)]
     Over(String),
 }
 

@@ -1,4 +1,4 @@
-//! `ctxbudget batch`: count or trim every line of a JSON-lines data set, on all
+//! `ctxbudget batch`: count, trim or fit every line of a JSON-lines data set, on all
 //! cores.
 
 mod engine;
@@ -11,6 +11,7 @@ use ctxbudget::trim_with;
 
 use crate::counter::CounterArgs;
 use crate::error::CliError;
+use crate::fit::FitSpec;
 use crate::trim::TrimSpec;
 use engine::{BatchIo, Done, Failed, Job};
 use jsonl::{Line, json_string, parse_line, text_of};
@@ -26,7 +27,19 @@ Examples:
   ctxbudget batch trim --tokens 512 --keep head -i corpus.jsonl -o trimmed.jsonl
   RAYON_NUM_THREADS=1 ctxbudget batch count < docs.jsonl > counted.jsonl";
 
-/// Count or trim every line of a JSON-lines data set, in parallel
+const FIT_EXAMPLES: &str = "\
+Each input line is a request body on one line: OpenAI Chat Completions or Anthropic
+Messages JSON (format detected per line unless --format says it). Each is fitted as
+`ctxbudget fit` does and written as compact JSON, in input order; a line that is bad
+input or cannot fit is reported with its line number and does not stop the run.
+Exit code: 0 when every line was written, 1 when some line was bad input, 2 when some
+line could not fit (and none was bad).
+
+Examples:
+  ctxbudget batch fit --model gpt-4o --input requests.jsonl --output fitted.jsonl
+  ctxbudget batch fit --max-input 16000 -i requests.jsonl -o fitted.jsonl --errors errors.jsonl";
+
+/// Count, trim or fit every line of a JSON-lines data set, in parallel
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct BatchArgs {
@@ -42,6 +55,9 @@ enum BatchCommand {
     /// Trim each line's text to a token budget, in place
     #[command(after_help = EXAMPLES)]
     Trim(BatchTrimArgs),
+    /// Fit each line's request body (OpenAI or Anthropic JSON) to a model's window
+    #[command(after_help = FIT_EXAMPLES)]
+    Fit(BatchFitArgs),
 }
 
 /// Which field holds the text.
@@ -80,11 +96,20 @@ struct BatchTrimArgs {
     io: BatchIo,
 }
 
+#[derive(Debug, Args)]
+struct BatchFitArgs {
+    #[command(flatten)]
+    spec: FitSpec,
+    #[command(flatten)]
+    io: BatchIo,
+}
+
 /// Runs a batch command, on `--threads` threads when given.
 pub fn run(args: &BatchArgs) -> Result<ExitCode, CliError> {
     let threads = match &args.command {
         BatchCommand::Count(a) => a.io.threads,
         BatchCommand::Trim(a) => a.io.threads,
+        BatchCommand::Fit(a) => a.io.threads,
     };
     let Some(threads) = threads else {
         return dispatch(args);
@@ -105,6 +130,7 @@ fn dispatch(args: &BatchArgs) -> Result<ExitCode, CliError> {
     match &args.command {
         BatchCommand::Count(args) => count(args),
         BatchCommand::Trim(args) => trim(args),
+        BatchCommand::Fit(args) => fit(args),
     }
 }
 
@@ -162,5 +188,21 @@ fn trim(args: &BatchTrimArgs) -> Result<ExitCode, CliError> {
             line: out,
             outcome: usize::from(!trimmed.cut),
         })
+    })
+}
+
+fn fit(args: &BatchFitArgs) -> Result<ExitCode, CliError> {
+    let spec = args.spec.load()?;
+    let job = Job {
+        name: "batch fit",
+        outcomes: &["trimmed", "unchanged"],
+    };
+    engine::run(&args.io, job, |line| match spec.fit_body(line) {
+        Ok(fitted) => Ok(Done {
+            line: fitted.json,
+            outcome: usize::from(!fitted.report.trimmed()),
+        }),
+        Err(error) if error.is_does_not_fit() => Err(Failed::Over(error.to_string())),
+        Err(error) => Err(Failed::Bad(error.to_string())),
     })
 }

@@ -168,3 +168,78 @@ fn a_long_text_counted_on_all_cores_gives_the_library_count() {
     let one_thread = run_with(&["count"], text.as_bytes(), &[("RAYON_NUM_THREADS", "1")]);
     assert_eq!(one_thread.ok(), expected);
 }
+
+#[test]
+fn chat_counts_a_request_body_as_the_provider_bills_it() {
+    use ctxbudget::models::Model;
+    use ctxbudget::request::RequestFitter;
+    use ctxbudget::request::anthropic::MessagesRequest;
+    use ctxbudget::request::openai::ChatRequest;
+
+    use crate::support::request_fixture;
+
+    let openai = request_fixture("openai/coding_session.json");
+    let body = std::fs::read_to_string(&openai).unwrap();
+    let request = ChatRequest::from_json(&body).unwrap();
+    let expected = RequestFitter::new(Tiktoken::o200k_base())
+        .count(&request)
+        .tokens;
+    // More than the text of the messages alone: overhead and tool definitions count.
+    assert!(expected > Tiktoken::o200k_base().count(&body) / 10);
+    assert_eq!(
+        run(&["count", "--chat", arg(&openai)], b"").ok(),
+        format!("{expected}\n")
+    );
+    let cl100k = RequestFitter::new(Tiktoken::cl100k_base())
+        .count(&request)
+        .tokens;
+    assert_ne!(cl100k, expected);
+    assert_eq!(
+        run(&["count", "--chat", "-e", "cl100k_base"], body.as_bytes()).ok(),
+        format!("{cl100k}\n")
+    );
+    let anthropic = request_fixture("anthropic/session.json");
+    let request =
+        MessagesRequest::from_json(&std::fs::read_to_string(&anthropic).unwrap()).unwrap();
+    let claude = Model::lookup("claude-sonnet-4-5")
+        .unwrap()
+        .counter()
+        .unwrap();
+    let expected = RequestFitter::new(claude).count(&request).tokens;
+    assert_eq!(
+        run(
+            &[
+                "count",
+                "--chat",
+                "--model",
+                "claude-sonnet-4-5",
+                arg(&anthropic)
+            ],
+            b""
+        )
+        .ok(),
+        format!("{expected}\n")
+    );
+    run(&["count", "--chat"], b"{\"messages\": [}").fails(1, "line 1 column");
+    run(&["count", "--chat", arg(&openai), arg(&anthropic)], b"")
+        .fails(1, "`--chat` counts one request body");
+}
+
+#[test]
+fn models_of_the_catalogue_count_with_their_tokenizer() {
+    use ctxbudget::models::Model;
+
+    let text = "Claude counts with an upper estimate: ünïcödé and code `fn main() {}`.";
+    for name in ["claude-sonnet-4-5", "gemini-2.5-pro", "gpt-4o-2024-08-06"] {
+        let expected = Model::lookup(name).unwrap().counter().unwrap().count(text);
+        assert_eq!(
+            run(&["count", "--model", name], text.as_bytes()).ok(),
+            format!("{expected}\n"),
+            "{name}"
+        );
+    }
+    run(&["count", "--model", "claude-sonet-4-5"], b"x")
+        .fails(1, "did you mean `claude-sonnet-4-5`");
+    // A model whose tokenizer is a file: the message says to pass it.
+    run(&["count", "--model", "llama-3.1-8b"], b"x").fails(1, "--tokenizer tokenizer.json");
+}

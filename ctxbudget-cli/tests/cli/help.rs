@@ -9,9 +9,12 @@ fn every_command_has_examples_in_its_help() {
         &["count", "--help"],
         &["trim", "--help"],
         &["disclose", "--help"],
+        &["fit", "--help"],
+        &["models", "--help"],
         &["batch", "--help"],
         &["batch", "count", "--help"],
         &["batch", "trim", "--help"],
+        &["batch", "fit", "--help"],
     ] {
         let out = run(command, b"");
         let help = out.ok();

@@ -3,8 +3,11 @@
 //! the library, never from the binary itself.
 
 mod batch;
+mod batch_fit;
 mod count;
 mod disclose;
+mod fit;
 mod help;
+mod models;
 mod support;
 mod trim;

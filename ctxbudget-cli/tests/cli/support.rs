@@ -127,3 +127,11 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// A request body of the workspace's `tests/fixtures/requests/` (the library's
+/// fixtures): `openai/coding_session.json`, `anthropic/session.json`, ...
+pub fn request_fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/requests")
+        .join(name)
+}

@@ -102,3 +102,38 @@ fn bad_arguments_fail_with_the_fix() {
     run(&["trim", "-n", "5", "missing.md"], b"").fails(1, "cannot read `missing.md`");
     run(&["trim", "-n", "5"], b"\xff\xfe").fails(1, "not UTF-8 text");
 }
+
+#[test]
+fn a_model_of_the_catalogue_chooses_the_counter() {
+    let text = fixture_text("guide.md");
+    let claude = ctxbudget::models::Model::lookup("claude-sonnet-4-5")
+        .unwrap()
+        .counter()
+        .unwrap();
+    let expected = trim_with(&text, 60, &claude, &TrimOptions::new())
+        .text()
+        .into_owned();
+    assert_ne!(expected, library(&text, 60, &TrimOptions::new()));
+    let out = run(
+        &[
+            "trim",
+            "-n",
+            "60",
+            "--model",
+            "claude-sonnet-4-5",
+            "--report",
+        ],
+        text.as_bytes(),
+    );
+    assert_eq!(out.ok(), expected);
+    let report: Value = serde_json::from_str(out.stderr.trim()).unwrap();
+    assert!(
+        report["counter"]
+            .as_str()
+            .unwrap()
+            .starts_with("claude-sonnet-4-5"),
+        "{report}"
+    );
+    run(&["trim", "-n", "60", "--model", "claude-sonet-4-5"], b"x")
+        .fails(1, "did you mean `claude-sonnet-4-5`");
+}

@@ -1,0 +1,185 @@
+//! `ctxbudget fit`.
+
+use ctxbudget::count::Tiktoken;
+use ctxbudget::models::Model;
+use ctxbudget::request::anthropic::MessagesRequest;
+use ctxbudget::request::openai::ChatRequest;
+use ctxbudget::request::{RequestError, RequestFitter, WireRequest};
+use serde_json::Value;
+
+use crate::support::{TempDir, arg, request_fixture, run};
+
+const OPENAI: &str = "openai/coding_session.json";
+const ANTHROPIC: &str = "anthropic/session.json";
+
+fn body(name: &str) -> String {
+    std::fs::read_to_string(request_fixture(name)).expect("the fixture is readable")
+}
+
+fn json(text: &str) -> Value {
+    serde_json::from_str(text).expect("valid JSON")
+}
+
+#[test]
+fn a_request_that_fits_comes_out_as_an_equal_value() {
+    let path = request_fixture(OPENAI);
+    let out = run(&["fit", "--model", "gpt-4o", arg(&path)], b"");
+    assert_eq!(json(out.ok()), json(&body(OPENAI)));
+    assert!(out.stderr.contains(" 0 dropped"), "{}", out.stderr);
+    // Standard input, an Anthropic body, a Claude model.
+    let out = run(
+        &["fit", "--model", "claude-sonnet-4-5", "-"],
+        body(ANTHROPIC).as_bytes(),
+    );
+    assert_eq!(json(out.ok()), json(&body(ANTHROPIC)));
+    assert!(
+        out.stderr
+            .starts_with("Anthropic Messages request for claude-sonnet-4-5"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_trimmed_request_fits_the_limit_and_keeps_the_latest_message() {
+    let input = ChatRequest::from_json(&body(OPENAI)).unwrap();
+    let counter = Tiktoken::o200k_base();
+    let full = RequestFitter::new(&counter).count(&input).tokens;
+    let limit = full / 2;
+    let path = request_fixture(OPENAI);
+    let out = run(&["fit", "--max-input", &limit.to_string(), arg(&path)], b"");
+    let fitted = ChatRequest::from_json(out.ok()).expect("the output is a request");
+    let tokens = RequestFitter::new(&counter).count(&fitted).tokens;
+    assert!(tokens <= limit, "{tokens} > {limit}");
+    assert!(fitted.messages.len() < input.messages.len());
+    assert_eq!(fitted.messages.last(), input.messages.last());
+    assert_eq!(fitted.tools, input.tools);
+    assert!(
+        out.stderr
+            .contains(&format!("after      {tokens:>8} tokens")),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn the_json_report_adds_up() {
+    let input = MessagesRequest::from_json(&body(ANTHROPIC)).unwrap();
+    let model = Model::lookup("claude-sonnet-4-5").unwrap();
+    let counter = model.counter().unwrap();
+    let out = run(
+        &[
+            "fit",
+            "--model",
+            "claude-sonnet-4-5",
+            "--max-input",
+            "20000",
+            "--report-json",
+        ],
+        body(ANTHROPIC).as_bytes(),
+    );
+    let fitted = MessagesRequest::from_json(out.ok()).expect("the output is a request");
+    let report = json(&out.stderr);
+    let tokens = RequestFitter::new(counter.clone()).count(&fitted).tokens;
+    assert_eq!(report["limit"], 20_000);
+    assert_eq!(report["tokens_after"], tokens);
+    assert!(tokens <= 20_000);
+    assert_eq!(report["trimmed"], true);
+    assert_eq!(report["format"], "Anthropic Messages");
+    assert_eq!(report["kept"], fitted.messages().len());
+    let dropped = report["dropped"].as_array().unwrap().len();
+    assert_eq!(dropped + fitted.messages().len(), input.messages().len());
+    assert_eq!(
+        report["tokens_before"],
+        RequestFitter::new(counter.clone()).count(&input).tokens
+    );
+}
+
+#[test]
+fn the_model_window_is_the_limit_when_max_input_is_higher() {
+    let path = request_fixture(OPENAI);
+    let out = run(
+        &[
+            "fit",
+            "--model",
+            "gpt-4o",
+            "--max-input",
+            "10000000",
+            "--report-json",
+            arg(&path),
+        ],
+        b"",
+    );
+    out.ok();
+    let report = json(&out.stderr);
+    let model = Model::lookup("gpt-4o").unwrap();
+    let input = ChatRequest::from_json(&body(OPENAI)).unwrap();
+    let output = input
+        .max_output_tokens()
+        .map_or(model.max_output_tokens().unwrap(), |t| {
+            usize::try_from(t).unwrap()
+        });
+    assert_eq!(report["limit"], model.context_window() - output);
+}
+
+#[test]
+fn format_overrides_detection() {
+    let plain = r#"{"model": "claude-sonnet-4-5", "max_tokens": 100,
+        "messages": [{"role": "user", "content": "Hello there"}]}"#;
+    let detected = run(
+        &["fit", "--max-input", "1000", "--report-json"],
+        plain.as_bytes(),
+    );
+    assert_eq!(json(detected.ok()), json(plain));
+    assert_eq!(json(&detected.stderr)["format"], "OpenAI Chat Completions");
+    let forced = run(
+        &[
+            "fit",
+            "--max-input",
+            "1000",
+            "--report-json",
+            "--format",
+            "anthropic",
+        ],
+        plain.as_bytes(),
+    );
+    assert_eq!(json(forced.ok()), json(plain));
+    assert_eq!(json(&forced.stderr)["format"], "Anthropic Messages");
+}
+
+#[test]
+fn what_must_stay_over_the_limit_exits_2_with_how_much() {
+    let input = MessagesRequest::from_json(&body(ANTHROPIC)).unwrap();
+    let err = RequestFitter::new(Tiktoken::o200k_base())
+        .with_max_input(10)
+        .fit(input)
+        .unwrap_err();
+    let RequestError::DoesNotFit { over, .. } = err else {
+        panic!("does not fit: {err}");
+    };
+    let path = request_fixture(ANTHROPIC);
+    let out = run(&["fit", "--max-input", "10", arg(&path)], b"");
+    out.fails(2, &format!("{over} over the limit of 10"));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn bad_input_exits_1_with_what_to_fix() {
+    let invalid = "{\"messages\": [\n  {\"role\": \"user\",}\n]}";
+    let out = run(&["fit", "--max-input", "100"], invalid.as_bytes());
+    out.fails(1, "line 2 column");
+    assert!(out.stdout.is_empty());
+    let orphan = r#"{"messages": [{"role": "user", "content": "hi"},
+        {"role": "tool", "tool_call_id": "call_9", "content": "result"}]}"#;
+    run(&["fit", "--max-input", "100"], orphan.as_bytes())
+        .fails(1, "a tool result answers call id `call_9`");
+    run(&["fit", "--model", "gpt-4-o"], b"{}").fails(1, "unknown model `gpt-4-o`: did you mean");
+    run(&["fit"], body(OPENAI).as_bytes()).fails(1, "no input limit: pass `--model MODEL`");
+    run(&["fit", "--max-input", "100", "no/such/request.json"], b"")
+        .fails(1, "cannot read `no/such/request.json`");
+    let dir = TempDir::new();
+    let latin1 = dir.file("latin1.json", b"{\"messages\": [\"caf\xe9\"]}");
+    run(&["fit", "--max-input", "100", arg(&latin1)], b"").fails(1, "is not UTF-8 text");
+    run(&["fit", "--max-input", "100", "--format", "gemini"], b"{}")
+        .fails(1, "invalid value 'gemini'");
+}
