@@ -49,8 +49,9 @@ fn long_request() -> String {
             let mut message = message.clone();
             let text = serde_json::to_string(&message).expect("serializes");
             if copy > 0 && text.contains("\"call_") {
-                message = serde_json::from_str(&text.replace("\"call_", &format!("\"call_{copy}_")))
-                    .expect("still JSON");
+                message =
+                    serde_json::from_str(&text.replace("\"call_", &format!("\"call_{copy}_")))
+                        .expect("still JSON");
             }
             out.push(message);
         }

@@ -8,6 +8,7 @@ mod assemble;
 mod assemble_edges;
 mod assemble_messages;
 mod assemble_report;
+mod assemble_requests;
 mod assemble_window;
 mod budget;
 mod budget_macro;

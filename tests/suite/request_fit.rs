@@ -21,14 +21,14 @@ where
     R::Message: Serialize,
     C: TokenCounter,
 {
-    let fitter = RequestFitter::new(counter)
+    let request_fitter = RequestFitter::new(counter)
         .with_max_input(limit)
         .with_count_dropped(true);
-    let whole = fitter.count(request).tokens;
-    match fitter.fit(request.clone()) {
+    let whole = request_fitter.count(request).tokens;
+    match request_fitter.fit(request.clone()) {
         Ok(fitted) => {
             let report = &fitted.report;
-            let recount = fitter.count(&fitted.request);
+            let recount = request_fitter.count(&fitted.request);
             assert_eq!(recount.tokens, report.tokens_after, "{report}");
             assert!(report.tokens_after <= limit, "{report}");
             assert_eq!(report.limit, limit);

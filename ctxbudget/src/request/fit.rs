@@ -286,22 +286,12 @@ impl<C: TokenCounter> RequestFitter<C> {
             if whole <= message_budget {
                 drop(trimmed);
                 let report = RequestReport {
-                    format: R::FORMAT,
-                    model: request.model().map(str::to_owned),
-                    limit,
-                    output_reserved,
                     tokens_before: Some(fixed.saturating_add(whole)),
                     tokens_after: fixed.saturating_add(whole),
-                    fixed,
                     kept: request.messages().len(),
-                    system_kept: request
-                        .messages()
-                        .iter()
-                        .filter(|m| m.role() == Role::System)
-                        .count(),
+                    system_kept: count_system(request.messages()),
                     dropped: Vec::new(),
-                    exactness: self.counter.exactness(),
-                    assumptions,
+                    ..self.report_base(&request, limit, output_reserved, fixed, assumptions)
                 };
                 return Ok(FittedRequest { request, report });
             }
@@ -349,21 +339,46 @@ impl<C: TokenCounter> RequestFitter<C> {
             request.retain_messages(&keep);
         }
         let report = RequestReport {
+            tokens_before,
+            tokens_after: fixed.saturating_add(kept_messages),
+            kept,
+            system_kept,
+            dropped,
+            ..self.report_base(&request, limit, output_reserved, fixed, assumptions)
+        };
+        Ok(FittedRequest { request, report })
+    }
+
+    /// A report of `request` with what every outcome shares; the counts of kept and
+    /// dropped messages are left for the caller to set.
+    fn report_base<R: WireRequest>(
+        &self,
+        request: &R,
+        limit: usize,
+        output_reserved: usize,
+        fixed: usize,
+        assumptions: Vec<super::Assumption>,
+    ) -> RequestReport {
+        RequestReport {
             format: R::FORMAT,
             model: request.model().map(str::to_owned),
             limit,
             output_reserved,
-            tokens_before,
-            tokens_after: fixed.saturating_add(kept_messages),
+            tokens_before: None,
+            tokens_after: fixed,
             fixed,
-            kept,
-            system_kept,
-            dropped,
+            kept: 0,
+            system_kept: 0,
+            dropped: Vec::new(),
             exactness: self.counter.exactness(),
             assumptions,
-        };
-        Ok(FittedRequest { request, report })
+        }
     }
+}
+
+/// How many of `messages` are system messages.
+fn count_system<M: ChatMessage>(messages: &[M]) -> usize {
+    messages.iter().filter(|m| m.role() == Role::System).count()
 }
 
 /// What the latest turn costs with the system messages before it: from the last user

@@ -19,6 +19,7 @@ mod error;
 mod fit;
 pub mod image;
 pub mod openai;
+mod prompt;
 mod report;
 
 pub use detect::{detect_format, detect_value};
