@@ -198,7 +198,11 @@ fn minimal_fit_keeps_what_the_trimmer_keeps_of_the_whole_history() {
     let mut session = ChatSession::new(CharEstimate, limit)
         .with_policy(CutPolicy::minimal_fit())
         .with_keep_latest_user(false);
-    let whole_history = ChatTrimmer::new(CharEstimate, limit).with_keep_latest_user(false);
+    // The session's cut starts the window on a turn of the user, as the trimmer's
+    // `start_on_user` does.
+    let whole_history = ChatTrimmer::new(CharEstimate, limit)
+        .with_keep_latest_user(false)
+        .with_start_on_user(true);
     let mut history = vec![Message::system("Answer with care.")];
     session.push(history[0].clone()).unwrap();
     let mut cuts = 0;
@@ -227,8 +231,9 @@ fn minimal_fit_keeps_what_the_trimmer_keeps_of_the_whole_history() {
         assert_eq!(got, expected, "turn {turn}");
         assert_eq!(prompt.tokens(), trimmed.tokens());
     }
-    // Minimal fit moves the cut on nearly every turn once at the limit.
-    assert!(cuts > 80, "{cuts} cuts");
+    // Minimal fit moves the cut on most turns once at the limit (a cut past a whole
+    // turn sometimes frees room for the next one too).
+    assert!(cuts > 60, "{cuts} cuts");
 }
 
 #[test]
@@ -838,4 +843,92 @@ proptest! {
         };
         run_ops(&ops, limit, policy, keep_user)?;
     }
+}
+
+/// Plays a shipped provider session into a `ChatSession` of the wire format's own
+/// messages, a turn at a time, and checks every prepared prompt as a request body:
+/// it validates (no orphan, no split parallel call), fits, and while the cut stays,
+/// begins with the previous prompt.
+fn play_wire_session<M>(
+    body: &str,
+    parse: impl Fn(&str) -> Result<(), String>,
+    messages: Vec<M>,
+    format: ChatFormat,
+    limit: usize,
+) -> usize
+where
+    M: ChatMessage + Clone + serde::Serialize + PartialEq + std::fmt::Debug,
+{
+    let counter = ctxbudget::Tiktoken::o200k_base();
+    let mut session = ChatSession::new(&counter, limit).with_format(format);
+    let mut previous: Vec<M> = Vec::new();
+    let mut cuts = 0;
+    for (i, message) in messages.into_iter().enumerate() {
+        let turn_ends = message.role() == Role::Assistant && message.tool_calls().next().is_none();
+        session
+            .push(message)
+            .unwrap_or_else(|e| panic!("message {i}: {e}"));
+        if !turn_ends {
+            continue;
+        }
+        let prompt = session.prepare().unwrap();
+        assert!(prompt.tokens() <= limit);
+        let sent = prompt.messages().to_vec();
+        if prompt.cut_moved() {
+            cuts += 1;
+        } else if !previous.is_empty() {
+            assert_eq!(
+                &sent[..previous.len()],
+                &previous[..],
+                "the prefix moved at message {i}"
+            );
+        }
+        let mut request: serde_json::Value = serde_json::from_str(body).unwrap();
+        request["messages"] = serde_json::to_value(&sent).unwrap();
+        parse(&request.to_string()).unwrap_or_else(|e| panic!("turn ending at {i}: {e}"));
+        previous = sent;
+    }
+    cuts
+}
+
+#[test]
+fn provider_messages_play_in_a_session_and_every_prompt_is_a_valid_request() {
+    use ctxbudget::request::WireRequest;
+    use ctxbudget::request::anthropic::MessagesRequest;
+    use ctxbudget::request::openai::ChatRequest;
+
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/requests");
+    let openai = std::fs::read_to_string(format!("{dir}/openai/coding_session.json")).unwrap();
+    let request = ChatRequest::from_json(&openai).unwrap();
+    let full = ctxbudget::request::RequestFitter::new(ctxbudget::Tiktoken::o200k_base())
+        .count(&request)
+        .tokens;
+    let cuts = play_wire_session(
+        &openai,
+        |json| {
+            let r = ChatRequest::from_json(json).map_err(|e| e.to_string())?;
+            r.validate().map_err(|e| e.to_string())
+        },
+        request.messages.clone(),
+        request.chat_format(),
+        full / 3,
+    );
+    assert!(cuts > 0, "a third of the session's tokens cuts it");
+
+    let anthropic = std::fs::read_to_string(format!("{dir}/anthropic/session.json")).unwrap();
+    let request = MessagesRequest::from_json(&anthropic).unwrap();
+    let full = ctxbudget::request::RequestFitter::new(ctxbudget::Tiktoken::o200k_base())
+        .count(&request)
+        .tokens;
+    let cuts = play_wire_session(
+        &anthropic,
+        |json| {
+            let r = MessagesRequest::from_json(json).map_err(|e| e.to_string())?;
+            r.validate().map_err(|e| e.to_string())
+        },
+        request.messages().to_vec(),
+        request.chat_format(),
+        full / 3,
+    );
+    assert!(cuts > 0, "a third of the session's tokens cuts it");
 }

@@ -92,7 +92,11 @@ impl Entry {
 ///
 /// The cut only lands before a *unit*: a message, or a tool call with all its
 /// results, so a call is never sent without its results or a result without its
-/// call. Messages the cut passes leave the session (see [`Prepared::dropped`]).
+/// call. Before the latest user message it lands only on a turn of the user (a user
+/// message that is not a tool result), so the cut passes whole turns and, with the
+/// latest user message carried into the head past it, every prompt after the system
+/// messages starts on a user message, as Anthropic requires. Messages the cut passes
+/// leave the session (see [`Prepared::dropped`]).
 ///
 /// # What a push checks
 ///
