@@ -92,11 +92,9 @@ impl Entry {
 ///
 /// The cut only lands before a *unit*: a message, or a tool call with all its
 /// results, so a call is never sent without its results or a result without its
-/// call. Before the latest user message it lands only on a turn of the user (a user
-/// message that is not a tool result), so the cut passes whole turns and, with the
-/// latest user message carried into the head past it, every prompt after the system
-/// messages starts on a user message, as Anthropic requires. Messages the cut passes
-/// leave the session (see [`Prepared::dropped`]).
+/// call; with [`with_start_on_user`](ChatSession::with_start_on_user), before the
+/// latest user message, only on a turn of the user. Messages the cut passes leave the
+/// session (see [`Prepared::dropped`]).
 ///
 /// # What a push checks
 ///
@@ -149,6 +147,7 @@ pub struct ChatSession<M, C> {
     limit: usize,
     policy: CutPolicy,
     keep_latest_user: bool,
+    start_on_user: bool,
 
     /// The prompt: the head, then the window.
     messages: Vec<M>,
@@ -195,6 +194,7 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             limit,
             policy: CutPolicy::cache_stable(),
             keep_latest_user: true,
+            start_on_user: false,
             messages: Vec::new(),
             entries: Vec::new(),
             head_len: 0,
@@ -238,6 +238,22 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
     #[must_use]
     pub fn with_keep_latest_user(mut self, keep_latest_user: bool) -> Self {
         self.keep_latest_user = keep_latest_user;
+        self
+    }
+
+    /// With `true`, a cut before the latest user message lands only on a turn of
+    /// the user (a user message that is not a tool result), so that every prompt
+    /// starts, after its system messages, on a user message; past the latest user
+    /// message, the carried message leads. Anthropic's API accepts a first message
+    /// from the assistant, but Amazon Bedrock rejects it ("first message must use the
+    /// user role"): set this for Claude on Bedrock, or wherever a validator insists.
+    ///
+    /// With `false` (the default) the cut lands before any unit, which frees room
+    /// in finer steps: in an agent session whose user speaks every 25 turns, cuts
+    /// only at user turns would drop tens of thousands of tokens at a time.
+    #[must_use]
+    pub fn with_start_on_user(mut self, start_on_user: bool) -> Self {
+        self.start_on_user = start_on_user;
         self
     }
 

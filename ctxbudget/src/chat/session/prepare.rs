@@ -494,10 +494,11 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             .take(last_start)
             .skip(self.head_len)
         {
-            // A cut starts the window on a turn of the user, so that every prompt
-            // starts on a user message (Anthropic requires it); past the latest user
-            // message, which is carried into the head, on any unit.
-            let turn_start = entry.is_user_turn() || keep_user.is_some_and(|u| p > u);
+            // Starting on a user message: the window starts on a turn of the user;
+            // past the latest user message, which is carried into the head, on any
+            // unit.
+            let turn_start =
+                !self.start_on_user || entry.is_user_turn() || keep_user.is_some_and(|u| p > u);
             if !is_removed(p) && !entry.result && turn_start {
                 if line.is_none() && prompt <= target {
                     // The low-water mark is reached here; go on to the grid line.
