@@ -21,21 +21,24 @@ const ENCODINGS: [(&str, Encoding); 5] = [
     ("gpt2", Encoding::R50kBase),
 ];
 
-/// Which tokenizer counts: at most one of the three; `o200k_base` when none is given.
+/// Which tokenizer counts: an encoding, a tokenizer file or a model; `o200k_base`
+/// when none is given. A model and a file together count with the file (a model
+/// whose tokenizer is a file, such as Llama) and take the rest from the model.
 #[derive(Debug, Clone, Default, Args)]
-#[group(id = "counter", multiple = false)]
 pub struct CounterArgs {
     /// Count with this tiktoken encoding: `o200k_base` (GPT-4o, GPT-4.1, GPT-5,
     /// o-series), `cl100k_base` (GPT-4, GPT-3.5), `p50k_base`, `r50k_base` [default:
     /// `o200k_base`]
-    #[arg(long, short = 'e', value_name = "ENCODING")]
+    #[arg(long, short = 'e', value_name = "ENCODING", conflicts_with_all = ["tokenizer", "model"])]
     pub encoding: Option<String>,
     /// Count with a tokenizer file: a Hugging Face tokenizer.json (Llama, Qwen,
-    /// `DeepSeek`, ...) or a Mistral `tekken*.json`, told apart by their content
+    /// `DeepSeek`, ...) or a Mistral `tekken*.json`, told apart by their content; with
+    /// --model, the model's own file
     #[arg(long, short = 't', value_name = "FILE")]
     pub tokenizer: Option<PathBuf>,
     /// Count with the tokenizer of this model of the catalogue (`ctxbudget models`
-    /// lists them): exact for OpenAI models, an upper estimate for Claude and Gemini
+    /// lists them): exact for OpenAI models, an upper estimate for Claude and Gemini;
+    /// a model whose tokenizer is a file needs --tokenizer FILE too
     #[arg(long, short = 'm', value_name = "MODEL")]
     pub model: Option<String>,
 }
@@ -64,13 +67,17 @@ impl CounterArgs {
     /// with what to do instead.
     pub fn load(&self) -> Result<Counter, CliError> {
         if let Some(path) = &self.tokenizer {
+            // The model, when given too, must still be one the catalogue knows.
+            if let Some(name) = &self.model {
+                lookup_model(name)?;
+            }
             return load_tokenizer_file(path);
         }
         if let Some(name) = &self.model {
             let model = lookup_model(name)?;
             let counter = model.counter().map_err(|error| {
                 CliError::input(format!(
-                    "{error}; from the shell, count with the file: `--tokenizer tokenizer.json`"
+                    "{error}; from the shell, give the file too: `--model {name} --tokenizer tokenizer.json`"
                 ))
             })?;
             return Ok(Counter::new(

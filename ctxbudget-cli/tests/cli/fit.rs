@@ -183,3 +183,60 @@ fn bad_input_exits_1_with_what_to_fix() {
     run(&["fit", "--max-input", "100", "--format", "gemini"], b"{}")
         .fails(1, "invalid value 'gemini'");
 }
+
+#[test]
+fn a_model_whose_tokenizer_is_a_file_takes_the_file_and_gives_the_window() {
+    use ctxbudget::count::HuggingFace;
+
+    let path = request_fixture(OPENAI);
+    // Alone, a Llama model cannot count: the message says to give the file.
+    run(&["fit", "--model", "llama-3.1-8b", arg(&path)], b"")
+        .fails(1, "--model llama-3.1-8b --tokenizer tokenizer.json");
+    // With the file: the model's window is the limit, the file counts.
+    let tokenizer = crate::support::fixture("word-level.json");
+    let out = run(
+        &[
+            "fit",
+            "--model",
+            "llama-3.1-8b",
+            "--tokenizer",
+            arg(&tokenizer),
+            arg(&path),
+        ],
+        b"",
+    );
+    assert_eq!(
+        json(out.ok()),
+        json(&body(OPENAI)),
+        "fits a 128k window whole"
+    );
+    let counter = HuggingFace::from_file(&tokenizer).unwrap();
+    let expected = RequestFitter::new(&counter)
+        .count(&ChatRequest::from_json(&body(OPENAI)).unwrap())
+        .tokens;
+    assert!(
+        out.stderr
+            .contains(&format!("after      {expected:>8} tokens")),
+        "{}",
+        out.stderr
+    );
+    // An unknown model is still an error with a file.
+    run(
+        &[
+            "fit",
+            "--model",
+            "my-llama",
+            "--tokenizer",
+            arg(&tokenizer),
+            arg(&path),
+        ],
+        b"",
+    )
+    .fails(1, "unknown model `my-llama`");
+    // An encoding and a model stay exclusive.
+    run(
+        &["fit", "-e", "cl100k_base", "-m", "gpt-4o", arg(&path)],
+        b"",
+    )
+    .fails(1, "cannot be used with");
+}
