@@ -53,6 +53,15 @@ fn main() {
     if contender.contains("tiktoken-rs") {
         black_box(classic().encode_ordinary("a"));
     }
+    // And the split-point patterns, compiled on a process's first trim (about 11
+    // million instructions, once): the table is the steady state.
+    black_box(trim_with(
+        "Warm up. The lazy tables, 12 of them.",
+        3,
+        &counter,
+        &options,
+    ));
+    black_box((counter.next_split("a, b", 0), counter.prev_split("é, ü", 5)));
     let both = TrimOptions::new().keep(Keep::HeadAndTail);
     let chunks = [(text.as_str(), 0.9), ("A short chunk.", 0.5)];
     let tokens = match contender.as_str() {

@@ -18,7 +18,7 @@ count() {
 echo "| input | side | budget | ctxbudget (Ir) | floor (Ir) | ctxbudget / floor | tiktoken-rs floor / ctxbudget |"
 echo "|---|---|---|---|---|---|---|"
 for shape in "${shapes[@]}"; do
-    for bytes in 1000000 10000000; do
+    for bytes in ${BYTES:-1000000 10000000}; do
         for side in head tail; do
             for budget in 512 4096 32768; do
                 ours=$(count ctxbudget "$shape" "$bytes" "$side" "$budget")

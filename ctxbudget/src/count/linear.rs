@@ -85,6 +85,9 @@ impl Linear {
 
     /// The length of the first piece of `text` (0 for `""`).
     pub(crate) fn first_piece_len(self, text: &str) -> usize {
+        if is_one_case_letter_run(text) {
+            return text.len();
+        }
         self.pieces(text).next().map_or(0, str::len)
     }
 
@@ -108,9 +111,41 @@ impl Linear {
     }
 }
 
+/// Whether `text` is ASCII letters of one case only, which both encodings' patterns
+/// keep in one piece (a run of lowercase letters, or of capitals, with nothing
+/// before it): a byte scan where the pre-tokenizer's regular expression costs some
+/// hundred instructions a byte.
+fn is_one_case_letter_run(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    !bytes.is_empty()
+        && (bytes.iter().all(u8::is_ascii_lowercase) || bytes.iter().all(u8::is_ascii_uppercase))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_case_letter_runs_are_one_piece_as_the_patterns_say() {
+        let runs = ["a", "zzzz", "QUICK", "abcdefghijklmnopqrstuvwxyz", "ABCXYZ"];
+        let not_runs = ["", "aB", "Ab", "a b", "a1", "é", "a's", "aaaa\n"];
+        for linear in [Linear::o200k_base(), Linear::cl100k_base()] {
+            for run in runs {
+                let long = run.repeat(300);
+                for text in [run, long.as_str()] {
+                    assert!(is_one_case_letter_run(text));
+                    assert_eq!(linear.pieces(text).count(), 1, "{text}");
+                    assert_eq!(linear.first_piece_len(text), text.len());
+                }
+            }
+            for text in not_runs {
+                assert!(!is_one_case_letter_run(text));
+                // The regular expression answers these.
+                let first = linear.pieces(text).next().map_or(0, str::len);
+                assert_eq!(linear.first_piece_len(text), first, "{text}");
+            }
+        }
+    }
 
     #[test]
     fn no_token_is_longer_than_the_bound() {

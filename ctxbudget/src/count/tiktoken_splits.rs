@@ -87,6 +87,19 @@ fn is_split_point(text: &str, at: usize) -> bool {
 pub(crate) fn next_split(text: &str, from: usize) -> Option<usize> {
     // A match that starts one character before `from` gives a split at `from`.
     let mut search = floor_char_boundary(text, from.saturating_sub(4));
+    // No split point lies inside a run of ASCII letters (nor of ASCII digits): skip
+    // it bytewise, up to its last character, which may split from what follows.
+    let bytes = text.as_bytes();
+    if let Some(&first) = bytes.get(search) {
+        let same_class = |b: &u8| {
+            (first.is_ascii_alphabetic() && b.is_ascii_alphabetic())
+                || (first.is_ascii_digit() && b.is_ascii_digit())
+        };
+        let run = bytes[search..].iter().take_while(|b| same_class(b)).count();
+        if run > 1 {
+            search += run - 1;
+        }
+    }
     while let Some(found) = SPLIT_PAIR.find_at(text, search) {
         let first = text[found.start()..].chars().next()?;
         let at = found.start() + first.len_utf8();
@@ -102,7 +115,24 @@ pub(crate) fn next_split(text: &str, from: usize) -> Option<usize> {
 
 /// The last split point of `text` strictly before `before`.
 pub(crate) fn prev_split(text: &str, before: usize) -> Option<usize> {
-    let before = floor_char_boundary(text, before);
+    let mut before = floor_char_boundary(text, before);
+    // No split point lies inside a run of ASCII letters (nor of ASCII digits): skip
+    // it bytewise, back to its first character, which may split from what precedes.
+    let bytes = text.as_bytes();
+    if let Some(&last) = before.checked_sub(1).and_then(|i| bytes.get(i)) {
+        let same_class = |b: &u8| {
+            (last.is_ascii_alphabetic() && b.is_ascii_alphabetic())
+                || (last.is_ascii_digit() && b.is_ascii_digit())
+        };
+        let run = bytes[..before]
+            .iter()
+            .rev()
+            .take_while(|b| same_class(b))
+            .count();
+        if run > 1 {
+            before -= run - 1;
+        }
+    }
     let mut chars = text[..before].char_indices().rev();
     let (mut next_at, mut next) = chars.next()?;
     // `next_at` is the offset asked about, `next` the character at it.

@@ -74,6 +74,9 @@ fn is_grapheme_boundary(text: &str, at: usize) -> bool {
 /// the end of a run of non-whitespace before whitespace, or a boundary between
 /// characters of a script written without spaces.
 fn is_word_end(text: &str, at: usize) -> bool {
+    if between_ascii_non_spaces(text, at) {
+        return false;
+    }
     let (Some(before), Some(after)) = (text[..at].chars().next_back(), text[at..].chars().next())
     else {
         return false;
@@ -87,8 +90,21 @@ fn is_word_end(text: &str, at: usize) -> bool {
     (is_spaceless_script(before) || is_spaceless_script(after)) && is_grapheme_boundary(text, at)
 }
 
+/// Whether byte `at` sits between two ASCII characters that are not whitespace,
+/// where no word starts or ends (ASCII has no spaceless script): a two-byte check
+/// that spares decoding the characters on each side in a long run of letters.
+fn between_ascii_non_spaces(text: &str, at: usize) -> bool {
+    let bytes = text.as_bytes();
+    let ascii_non_space =
+        |b: u8| b.is_ascii() && !matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ');
+    at > 0 && at < bytes.len() && ascii_non_space(bytes[at - 1]) && ascii_non_space(bytes[at])
+}
+
 /// Whether a word starts at byte `at`: the mirror of [`is_word_end`].
 fn is_word_start(text: &str, at: usize) -> bool {
+    if between_ascii_non_spaces(text, at) {
+        return false;
+    }
     let (Some(before), Some(after)) = (text[..at].chars().next_back(), text[at..].chars().next())
     else {
         return false;
@@ -192,11 +208,22 @@ fn find_head_cut(text: &str, boundary: Boundary, limit: usize, floor: usize) -> 
             if limit >= text.len() {
                 return accept(trimmed_end(text.len()));
             }
-            std::iter::once(limit)
-                .chain(text[..limit].char_indices().rev().map(|(index, _)| index))
-                .take_while(|&at| at > 0 && at >= floor)
-                .find(|&at| is_word_end(text, at))
-                .and_then(accept)
+            // Back from `limit`, char by char, and byte by byte over runs of ASCII
+            // that is not whitespace (no word ends inside one).
+            let mut at = limit;
+            while at > 0 && at >= floor {
+                if is_word_end(text, at) {
+                    return accept(at);
+                }
+                at -= 1;
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                while at > 0 && at >= floor && between_ascii_non_spaces(text, at) {
+                    at -= 1;
+                }
+            }
+            None
         }
         Boundary::Grapheme => {
             let mut cursor = GraphemeCursor::new(limit, text.len(), true);
@@ -258,12 +285,22 @@ fn find_tail_cut(text: &str, boundary: Boundary, limit: usize, floor: usize) -> 
             if limit == 0 {
                 return accept(trimmed_start(0));
             }
-            text[limit..]
-                .char_indices()
-                .map(|(index, _)| limit + index)
-                .take_while(|&at| at <= floor)
-                .find(|&at| is_word_start(text, at))
-                .and_then(accept)
+            // Forward from `limit`, char by char, and byte by byte over runs of
+            // ASCII that is not whitespace (no word starts inside one).
+            let mut at = limit;
+            while at < len && at <= floor {
+                if is_word_start(text, at) {
+                    return accept(at);
+                }
+                at += 1;
+                while !text.is_char_boundary(at) {
+                    at += 1;
+                }
+                while at < len && at <= floor && between_ascii_non_spaces(text, at) {
+                    at += 1;
+                }
+            }
+            None
         }
         Boundary::Grapheme => {
             let mut cursor = GraphemeCursor::new(limit, len, true);

@@ -224,6 +224,10 @@ fn search_tail(
 
 /// Where the last piece of `text[from..end]` starts, cutting from `from`.
 fn last_piece_start(linear: Linear, text: &str, from: usize, end: usize) -> Option<usize> {
+    if from < end && linear.is_one_piece(&text[from..end]) {
+        // One piece (a run of letters of one case is known without the pattern).
+        return Some(from);
+    }
     let mut last = None;
     let mut offset = from;
     for piece in linear.pieces(&text[from..end]) {
