@@ -479,8 +479,9 @@ fn data_set(corpus: &str, lines: usize) -> String {
 /// session's system message, tools and settings, and a run of its messages that starts
 /// on a user question and ends on a user question or on the last result of a group of
 /// tool calls (an assistant's calls are never parted from their results), at most 55
-/// messages (four tasks) long. Tool results are clipped to their first 2 to 9 lines so a line stays a few
-/// kilobytes. `metadata.line` holds the line number, to pair outputs.
+/// messages (four tasks) long. Tool results are clipped to their first 2 to 9 lines,
+/// so a line is 11 KB on average. `metadata.line` holds the line number, to pair
+/// outputs. Deterministic: a shorter set is the start of a longer one.
 fn fit_data_set(lines: usize) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../tests/fixtures/requests/openai/coding_session.json");
