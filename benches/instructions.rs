@@ -61,7 +61,10 @@ fn main() {
         &counter,
         &options,
     ));
-    black_box((counter.next_split("a, b", 0), counter.prev_split("é, ü", 5)));
+    black_box((
+        counter.next_split("a, b", 0),
+        counter.prev_split("日本語", 9),
+    ));
     let both = TrimOptions::new().keep(Keep::HeadAndTail);
     let chunks = [(text.as_str(), 0.9), ("A short chunk.", 0.5)];
     let tokens = match contender.as_str() {
