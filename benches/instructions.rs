@@ -1,11 +1,11 @@
 //! One operation, for `valgrind --tool=callgrind`: instruction counts do not
 //! depend on the load of a shared machine, so their ratios are exact where the
 //! clock is noisy. Every contender runs inside `measured`, which callgrind is told
-//! to count alone:
+//! to count alone (the function `counted`, after one warm-up run):
 //!
 //! ```text
 //! cargo bench --bench instructions --no-run
-//! valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect='*measured*' \
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect='*counted*' \
 //!     target/release/deps/instructions-<hash> <contender> <shape> <bytes> <head|tail> <budget>
 //! ```
 //!
@@ -22,8 +22,17 @@ use ctxbudget::select::SelectOptions;
 use ctxbudget::{Keep, Tiktoken, TokenCounter, TrimOptions, disclose_within, select, trim_with};
 use ctxbudget_tests::shapes::shape;
 
+/// Runs `run` once to warm what a process builds on first use (the regular
+/// expressions' lazy automata, allocations), then once more inside the function
+/// callgrind counts: the table is the steady state of a long-running process.
 #[inline(never)]
 fn measured(run: &dyn Fn() -> usize) -> usize {
+    black_box(run());
+    counted(run)
+}
+
+#[inline(never)]
+fn counted(run: &dyn Fn() -> usize) -> usize {
     black_box(run())
 }
 
