@@ -160,8 +160,10 @@ impl<'a, 'e> Engine<'a, 'e> {
         growing.sort_by_key(|&i| (Reverse(slots[i].row.grow), i));
         let frames = match form {
             Form::Text => [0, 0],
-            Form::Messages(format) => [Role::System, Role::User]
-                .map(|role| format.message_overhead(counter, &Message::new(role, ""))),
+            Form::Messages(format) => [
+                format.system_text_frame(counter),
+                format.message_overhead(counter, &Message::new(Role::User, "")),
+            ],
         };
         Engine {
             slots,

@@ -1,7 +1,9 @@
 //! How a chat format counts: per-message overhead ([`ChatFormat`]) and the budget a
 //! trim reports ([`HistoryBudget`]).
 
-use super::message::ChatMessage;
+use std::borrow::Cow;
+
+use super::message::{ChatMessage, Role};
 use crate::count::TokenCounter;
 
 /// The token overhead a chat format adds around messages.
@@ -35,6 +37,17 @@ pub struct ChatFormat {
     tokens_per_name: usize,
     tokens_per_tool_call: usize,
     reply_priming: usize,
+    layout: Layout,
+}
+
+/// Where system text and tool results go in a request of the format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Layout {
+    /// Every message, system and tool results included, is a message of its own.
+    Messages,
+    /// Anthropic's: system text is the request's top-level `system`, and a tool
+    /// result is a `tool_result` block of a user message.
+    SystemAndResultBlocks,
 }
 
 impl Default for ChatFormat {
@@ -52,6 +65,7 @@ impl ChatFormat {
             tokens_per_name: 1,
             tokens_per_tool_call: 1,
             reply_priming: 3,
+            layout: Layout::Messages,
         }
     }
 
@@ -67,12 +81,35 @@ impl ChatFormat {
     /// `tests/suite/anthropic_request.rs`). Check them against the `usage` Anthropic
     /// returns, or its `count_tokens` endpoint, and set your own with the `with_*`
     /// methods if they differ.
+    ///
+    /// Messages of other chat types ([`Message`](crate::Message) and yours) are
+    /// counted as [`PromptMessages::to_anthropic`](crate::assemble::PromptMessages::to_anthropic)
+    /// sends them, so that a prompt assembled in this format costs at least what the
+    /// Anthropic request made from it costs:
+    ///
+    /// - a system message becomes text of the top-level `system`: it costs its text
+    ///   and the blank line that joins it, no message framing; the system text of an
+    ///   assembled prompt costs its text alone;
+    /// - a tool result becomes a `tool_result` block of a user message: it costs its
+    ///   call id and content, plus the framing of that user message. The results of
+    ///   parallel calls share one user message, so each result after the first is
+    ///   counted `3 + "user"` tokens over the request.
+    ///
+    /// ```
+    /// use ctxbudget::{chat::ChatFormat, Message};
+    ///
+    /// let words = |t: &str| t.split_whitespace().count();
+    /// let result = Message::tool("toolu_1", "18 degrees");
+    /// // 3 per message + 1 ("user") + 1 (the call id) + 2 (the content).
+    /// assert_eq!(ChatFormat::anthropic().message_tokens(&words, &result), 7);
+    /// ```
     pub const fn anthropic() -> Self {
         Self {
             tokens_per_message: 3,
             tokens_per_name: 0,
             tokens_per_tool_call: 10,
             reply_priming: 3,
+            layout: Layout::SystemAndResultBlocks,
         }
     }
 
@@ -85,6 +122,7 @@ impl ChatFormat {
             tokens_per_name: 0,
             tokens_per_tool_call: 0,
             reply_priming: 0,
+            layout: Layout::Messages,
         }
     }
 
@@ -165,9 +203,19 @@ impl ChatFormat {
         C: TokenCounter + ?Sized,
         M: ChatMessage + ?Sized,
     {
-        let mut tokens = self
-            .tokens_per_message
-            .saturating_add(counter.count(message.role().as_str()));
+        let role = message.role();
+        let mut tokens = match (self.layout, role) {
+            // Joined to the top-level system text by a blank line.
+            (Layout::SystemAndResultBlocks, Role::System) => counter.count("\n\n"),
+            // A block of a user message, with its call id.
+            (Layout::SystemAndResultBlocks, Role::Tool) => self
+                .tokens_per_message
+                .saturating_add(counter.count(Role::User.as_str()))
+                .saturating_add(message.tool_call_id().map_or(0, |id| counter.count(id))),
+            _ => self
+                .tokens_per_message
+                .saturating_add(counter.count(role.as_str())),
+        };
         if let Some(name) = message.name() {
             tokens = tokens
                 .saturating_add(counter.count(name))
@@ -177,9 +225,26 @@ impl ChatFormat {
             tokens = tokens
                 .saturating_add(self.tokens_per_tool_call)
                 .saturating_add(counter.count(call.name))
-                .saturating_add(counter.count(call.arguments));
+                .saturating_add(match self.layout {
+                    Layout::Messages => counter.count(call.arguments),
+                    Layout::SystemAndResultBlocks => {
+                        counter.count(&anthropic_tool_input(call.arguments))
+                    }
+                });
         }
         tokens
+    }
+
+    /// What the system text of an assembled prompt costs beyond its text: a
+    /// message's framing, or nothing where the format sends it as a top-level
+    /// field ([`anthropic`](Self::anthropic)).
+    pub(crate) fn system_text_frame<C: TokenCounter + ?Sized>(&self, counter: &C) -> usize {
+        match self.layout {
+            Layout::Messages => self
+                .tokens_per_message
+                .saturating_add(counter.count(Role::System.as_str())),
+            Layout::SystemAndResultBlocks => 0,
+        }
     }
 
     /// What a request with these messages costs: every message plus the reply
@@ -193,6 +258,43 @@ impl ChatFormat {
             sum.saturating_add(self.message_tokens(counter, m))
         })
     }
+}
+
+/// A call's arguments as the `input` of an Anthropic `tool_use` block, which must be
+/// a JSON object: the arguments as they are (trimmed) when they are one, `{}` when
+/// they are empty, and any other text as `{"arguments": "<the text>"}`.
+pub(crate) fn anthropic_tool_input(arguments: &str) -> Cow<'_, str> {
+    let trimmed = arguments.trim();
+    if trimmed.is_empty() {
+        return Cow::Borrowed("{}");
+    }
+    if trimmed.starts_with('{') && is_json(trimmed) {
+        return Cow::Borrowed(trimmed);
+    }
+    Cow::Owned(wrap_arguments(arguments))
+}
+
+#[cfg(feature = "serde")]
+fn is_json(text: &str) -> bool {
+    serde_json::from_str::<&serde_json::value::RawValue>(text).is_ok()
+}
+
+#[cfg(feature = "serde")]
+fn wrap_arguments(arguments: &str) -> String {
+    serde_json::json!({ "arguments": arguments }).to_string()
+}
+
+// Without serde there is no Anthropic request to convert to
+// (`PromptMessages::to_anthropic` needs the `requests` feature): arguments count as
+// they are.
+#[cfg(not(feature = "serde"))]
+fn is_json(_: &str) -> bool {
+    true
+}
+
+#[cfg(not(feature = "serde"))]
+fn wrap_arguments(arguments: &str) -> String {
+    arguments.to_owned()
 }
 
 /// The budget a [`TrimContext`](super::TrimContext) reports: the limit for the whole request, of which

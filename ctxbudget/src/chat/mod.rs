@@ -22,7 +22,7 @@
 
 mod context;
 mod error;
-mod format;
+pub(crate) mod format;
 mod message;
 mod pass;
 mod report;

@@ -12,6 +12,7 @@ use super::anthropic::{
 use super::openai::{ChatRequest, RequestMessage};
 use crate::assemble::PromptMessages;
 use crate::chat::Role;
+use crate::chat::format::anthropic_tool_input;
 
 impl PromptMessages {
     /// The prompt as an OpenAI Chat Completions request for `model`: the system text
@@ -72,13 +73,12 @@ impl PromptMessages {
     /// `{"arguments": "<the text>"}`, since Anthropic takes only an object.
     ///
     /// Assemble with [`ChatFormat::anthropic`](crate::chat::ChatFormat::anthropic) in
-    /// the options so that the fit is checked with Anthropic's framing. That check
-    /// counts each tool call and result as a message of its own; the request counts
-    /// them as blocks, its `tool_use` inputs as compact JSON, which can come to a
-    /// little more (0.7% more on a 20-turn coding session with parallel calls). Where
-    /// that margin matters, fit the request itself with
-    /// [`RequestFitter::fit`](super::RequestFitter::fit), which counts it as
-    /// Anthropic does.
+    /// the options so that the fit is checked on the request as this method makes it:
+    /// that format counts the system text as the top-level field, each tool result as
+    /// a `tool_result` block with its call id, and each call's `input` as sent. The
+    /// request then costs what the assembly reported, less `3 + "user"` tokens for
+    /// each result after the first of a parallel call (the results share one message
+    /// here, the assembly counted a message each), so it never costs more.
     ///
     /// ```
     /// use ctxbudget::assemble::PromptMessages;
@@ -169,15 +169,6 @@ fn only_tool_results(message: &AnthropicMessage) -> bool {
 
 /// A call's arguments as a `tool_use` input, which must be a JSON object.
 fn tool_input(arguments: &str) -> Box<RawValue> {
-    let trimmed = arguments.trim();
-    if trimmed.is_empty() {
-        return RawValue::from_string("{}".to_owned()).expect("an empty object is JSON");
-    }
-    if trimmed.starts_with('{') {
-        if let Ok(object) = RawValue::from_string(trimmed.to_owned()) {
-            return object;
-        }
-    }
-    let wrapped = serde_json::json!({ "arguments": arguments }).to_string();
-    RawValue::from_string(wrapped).expect("serde_json writes valid JSON")
+    RawValue::from_string(anthropic_tool_input(arguments).into_owned())
+        .expect("a JSON object or serde_json's own output")
 }
