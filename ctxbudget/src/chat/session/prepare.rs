@@ -516,17 +516,24 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
                 prompt -= entry.tokens as u128;
             }
         }
+        if prompt > self.limit as u128 {
+            // The hook removed the last unit, and the one now last does not fit with
+            // what is carried: the window goes whole (what is carried always fits,
+            // as appending checks).
+            return n;
+        }
         last_start
     }
 
-    /// The latest user message (not a result) the hook left, when it is kept.
+    /// The latest user message (not a result), carried past any cut, unless the
+    /// hook removed it: an older one is not carried in its place, since appending
+    /// checked the fit with the latest one only.
     fn kept_user(&self, removed: &[bool]) -> Option<usize> {
         if !self.keep_latest_user {
             return None;
         }
-        (0..self.entries.len())
-            .rev()
-            .find(|&p| !removed.get(p).copied().unwrap_or(false) && self.entries[p].is_user_turn())
+        self.latest_user
+            .filter(|&p| !removed.get(p).copied().unwrap_or(false))
     }
 
     /// The prompt after the hook's removals and, with `cut`, a cut there.
