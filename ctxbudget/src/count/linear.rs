@@ -14,6 +14,25 @@
 
 use bpe_openai::Tokenizer;
 
+use super::tiktoken_splits::is_split_point;
+
+/// How a stretch of text compares with a budget, its pieces counted one by one from
+/// the kept side (see [`Linear::walk_head`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PieceWalk {
+    /// The whole stretch costs this many tokens, within the limit.
+    Fits(usize),
+    /// The stretch is over the limit. The part up to (head) or from (tail) the
+    /// split point `split` (or the kept end of the stretch) costs `tokens`, within
+    /// the limit; the part that takes it over lies between `split` and `until`, the
+    /// next split point or the far end of the stretch, with no split point between.
+    Over {
+        split: usize,
+        tokens: usize,
+        until: usize,
+    },
+}
+
 /// A handle on the linear engine of one encoding; `Copy`, a shared reference.
 #[derive(Clone, Copy)]
 pub struct Linear {
@@ -72,6 +91,80 @@ impl Linear {
         Some(total)
     }
 
+    /// Counts `text`, whose ends are split points or ends of the whole text, piece
+    /// by piece from its beginning, and stops at the first piece that takes the sum
+    /// past `limit`: one count of what fits where counting the stretch and finding
+    /// it over would take two. At a piece end that is a split point, the sum is the
+    /// count of the text before it.
+    pub(crate) fn walk_head(self, text: &str, limit: usize) -> PieceWalk {
+        let (mut total, mut split, mut split_tokens) = (0usize, 0, 0);
+        let mut over = false;
+        let mut end = 0;
+        for piece in self.pieces(text) {
+            end += piece.len();
+            if !over {
+                total = total.saturating_add(self.tokenizer.bpe.count(piece.as_bytes()));
+                over = total > limit;
+            }
+            if end < text.len() && is_split_point(text, end) {
+                if over {
+                    return PieceWalk::Over {
+                        split,
+                        tokens: split_tokens,
+                        until: end,
+                    };
+                }
+                (split, split_tokens) = (end, total);
+            }
+        }
+        if over {
+            PieceWalk::Over {
+                split,
+                tokens: split_tokens,
+                until: text.len(),
+            }
+        } else {
+            PieceWalk::Fits(total)
+        }
+    }
+
+    /// [`Self::walk_head`] from the end of `text`: its pieces are cut from its
+    /// beginning (a split point, so as in the whole text) and counted from the last.
+    pub(crate) fn walk_tail(self, text: &str, limit: usize) -> PieceWalk {
+        let lengths: Vec<usize> = self.pieces(text).map(str::len).collect();
+        let (mut total, mut split, mut split_tokens) = (0usize, text.len(), 0);
+        let mut over = false;
+        let mut start = text.len();
+        for length in lengths.into_iter().rev() {
+            let end = start;
+            start -= length;
+            if !over {
+                let piece = &text.as_bytes()[start..end];
+                total = total.saturating_add(self.tokenizer.bpe.count(piece));
+                over = total > limit;
+            }
+            if start > 0 && is_split_point(text, start) {
+                if over {
+                    return PieceWalk::Over {
+                        split,
+                        tokens: split_tokens,
+                        until: start,
+                    };
+                }
+                (split, split_tokens) = (start, total);
+            }
+        }
+        if over {
+            PieceWalk::Over {
+                split,
+                tokens: split_tokens,
+                until: 0,
+            }
+        } else {
+            PieceWalk::Fits(total)
+        }
+    }
+
     /// The token ids of `text`, as `tiktoken`'s `encode_ordinary` gives them.
     #[cfg(test)]
     pub(crate) fn encode(self, text: &str) -> Vec<u32> {
@@ -85,7 +178,7 @@ impl Linear {
 
     /// The length of the first piece of `text` (0 for `""`).
     pub(crate) fn first_piece_len(self, text: &str) -> usize {
-        if is_one_case_letter_run(text) {
+        if is_known_one_piece(text) {
             return text.len();
         }
         self.pieces(text).next().map_or(0, str::len)
@@ -109,6 +202,59 @@ impl Linear {
             })
             .collect()
     }
+}
+
+/// Whether both encodings' patterns keep `text` in one piece, known from its
+/// characters alone, where the pre-tokenizer's regular expression costs some tens
+/// of instructions a byte: a run of ASCII letters of one case, of letters without
+/// case (ideographs, kana, Hangul), or of pictographs. `false` leaves the answer to
+/// the regular expression.
+fn is_known_one_piece(text: &str) -> bool {
+    match text.as_bytes().first() {
+        None => false,
+        Some(first) if first.is_ascii() => is_one_case_letter_run(text),
+        Some(_) => is_caseless_letter_run(text) || is_pictograph_run(text),
+    }
+}
+
+/// Letters without case that both patterns take in one piece (`\p{Lo}` and
+/// `\p{Lm}`, in both of `o200k_base`'s letter classes and in `cl100k_base`'s
+/// `\p{L}+`): CJK ideographs (and Extension A), hiragana, katakana, Hangul
+/// syllables. Checked against the patterns' own classes for every code point in
+/// `tests::caseless_letters_and_pictographs_are_what_the_patterns_say`.
+fn is_caseless_letter(c: char) -> bool {
+    matches!(c as u32,
+        0x3041..=0x3096 | 0x309D..=0x309F | 0x30A1..=0x30FA | 0x30FC..=0x30FF
+        | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7A3)
+}
+
+fn is_caseless_letter_run(text: &str) -> bool {
+    text.chars().all(is_caseless_letter)
+}
+
+/// Pictographs and the characters of emoji sequences that both patterns' symbol
+/// runs (` ?[^\s\p{L}\p{N}]+`) take: the emoji and pictograph blocks (symbols,
+/// skin tones, regional indicators; unassigned code points there are in the class
+/// too), the zero-width joiner, and the variation selectors (marks).
+fn is_pictograph_char(c: char) -> bool {
+    matches!(c as u32,
+        0x1F1E6..=0x1F1FF | 0x1F300..=0x1FAFF | 0x2600..=0x26FF | 0x2700..=0x2775
+        | 0x2794..=0x27BF | 0x200D)
+        || is_variation_selector(c)
+}
+
+fn is_variation_selector(c: char) -> bool {
+    matches!(c, '\u{FE0E}' | '\u{FE0F}')
+}
+
+/// A run of pictographs is one symbol piece, unless a variation selector (a
+/// mark) is its first or second character: `o200k_base`'s letter alternative,
+/// tried first, then takes the marks (and the symbol before them) as a piece.
+fn is_pictograph_run(text: &str) -> bool {
+    let mut chars = text.chars();
+    let starts_with_mark = chars.next().is_some_and(is_variation_selector)
+        || chars.next().is_some_and(is_variation_selector);
+    !starts_with_mark && text.chars().all(is_pictograph_char)
 }
 
 /// Whether `text` is ASCII letters of one case only, which both encodings' patterns
@@ -144,6 +290,140 @@ mod tests {
                 let first = linear.pieces(text).next().map_or(0, str::len);
                 assert_eq!(linear.first_piece_len(text), first, "{text}");
             }
+        }
+    }
+
+    /// Every answer of the piece walks, on real and adversarial text at many
+    /// limits: a stretch that fits costs what it says; one that is over costs what
+    /// it says up to `split`, is over at `until`, and has no split point between.
+    #[test]
+    fn piece_walks_give_exact_counts_at_split_points() {
+        let prose = include_str!("../../../tests/fixtures/prose.txt");
+        let code = include_str!("../../../tests/fixtures/code.txt");
+        let mixed = include_str!("../../../tests/fixtures/multilingual.txt");
+        let texts = [
+            &prose[..prose.floor_char_boundary(6000)],
+            &code[..code.floor_char_boundary(6000)],
+            &mixed[..mixed.floor_char_boundary(6000)],
+            "ab12cd+/ef34GH ij\n\n  kl  mn's o'clock 1234567 ...!!! \r\n end",
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa bbbbbbbbbbbbbbbbbbbbbbbb",
+        ];
+        let is_split = |text: &str, at: usize| is_split_point(text, at);
+        for linear in [Linear::o200k_base(), Linear::cl100k_base()] {
+            for text in texts {
+                let whole = linear.count(text);
+                for limit in [
+                    0,
+                    1,
+                    2,
+                    3,
+                    5,
+                    8,
+                    13,
+                    50,
+                    200,
+                    700,
+                    whole - 1,
+                    whole,
+                    whole + 1,
+                ] {
+                    match linear.walk_head(text, limit) {
+                        PieceWalk::Fits(tokens) => {
+                            assert!(whole <= limit);
+                            assert_eq!(tokens, whole);
+                        }
+                        PieceWalk::Over {
+                            split,
+                            tokens,
+                            until,
+                        } => {
+                            assert!(whole > limit);
+                            assert!(split < until && until <= text.len());
+                            assert!(split == 0 || is_split(text, split));
+                            assert!(until == text.len() || is_split(text, until));
+                            assert_eq!(linear.count(&text[..split]), tokens);
+                            assert!(tokens <= limit && linear.count(&text[..until]) > limit);
+                            assert!(!(split + 1..until).any(|at| is_split(text, at)));
+                        }
+                    }
+                    match linear.walk_tail(text, limit) {
+                        PieceWalk::Fits(tokens) => assert_eq!(tokens, whole),
+                        PieceWalk::Over {
+                            split,
+                            tokens,
+                            until,
+                        } => {
+                            assert!(until < split && split <= text.len());
+                            assert!(split == text.len() || is_split(text, split));
+                            assert!(until == 0 || is_split(text, until));
+                            assert_eq!(linear.count(&text[split..]), tokens);
+                            assert!(tokens <= limit && linear.count(&text[until..]) > limit);
+                            assert!(!(until + 1..split).any(|at| is_split(text, at)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The code point ranges of the two fast classes hold only what the patterns'
+    /// classes say, for the Unicode tables of the `regex` crate built here.
+    #[test]
+    fn caseless_letters_and_pictographs_are_what_the_patterns_say() {
+        let caseless = regex::Regex::new(r"\A[\p{Lo}\p{Lm}]\z").unwrap();
+        let symbol = regex::Regex::new(r"\A[^\s\p{L}\p{N}]\z").unwrap();
+        let mark = regex::Regex::new(r"\A\p{M}\z").unwrap();
+        let mut buffer = [0; 4];
+        for c in (0..=u32::from(char::MAX)).filter_map(char::from_u32) {
+            let text: &str = c.encode_utf8(&mut buffer);
+            if is_caseless_letter(c) {
+                assert!(caseless.is_match(text), "{c:?} U+{:04X}", c as u32);
+            }
+            if is_pictograph_char(c) {
+                assert!(symbol.is_match(text), "{c:?} U+{:04X}", c as u32);
+                // Marks are only the variation selectors, which the run rule knows.
+                assert_eq!(
+                    mark.is_match(text),
+                    is_variation_selector(c),
+                    "U+{:04X}",
+                    c as u32
+                );
+            }
+        }
+    }
+
+    /// Runs the fast classes call one piece are one piece for both encodings, and
+    /// the runs they refuse are left to the regular expression.
+    #[test]
+    fn known_one_piece_runs_are_one_piece_for_both_patterns() {
+        let letters = ['日', '本', 'ぁ', 'ゝ', 'ア', 'ー', '㐀', '한', '鿿'];
+        let pictographs = [
+            '👨', '\u{200d}', '❤', '\u{fe0f}', '\u{fe0e}', '🏽', '🇫', '☀', '➔', '🫶',
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            usize::try_from(state % n as u64).unwrap_or(0)
+        };
+        for linear in [Linear::o200k_base(), Linear::cl100k_base()] {
+            for round in 0..4000 {
+                let set: &[char] = if round % 2 == 0 {
+                    &letters
+                } else {
+                    &pictographs
+                };
+                let length = 1 + next(12);
+                let text: String = (0..length).map(|_| set[next(set.len())]).collect();
+                if is_known_one_piece(&text) {
+                    assert_eq!(linear.pieces(&text).count(), 1, "{text:?}");
+                }
+            }
+            assert!(!is_known_one_piece("\u{fe0f}👨"));
+            assert!(!is_known_one_piece("👨\u{fe0f}\u{200d}👩"));
+            assert!(is_known_one_piece("👨\u{200d}👩\u{fe0f}"));
+            assert!(!is_known_one_piece("日本a"));
         }
     }
 

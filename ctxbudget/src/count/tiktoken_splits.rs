@@ -53,23 +53,42 @@ fn splits_between(previous: char, next: char, pair: &str) -> bool {
         return false;
     }
     if previous.is_ascii() && next.is_ascii() {
-        // The common case, without the regular expression.
-        if previous.is_ascii_alphanumeric() {
-            return next != '\''
-                && (!next.is_ascii_alphanumeric()
-                    || previous.is_ascii_digit() != next.is_ascii_digit());
-        }
-        // `char::is_whitespace` is Unicode `White_Space`, as `\s` is.
-        return next.is_whitespace() && next != '\r' && next != '\n';
+        return ascii_splits_between(previous, next);
     }
     IS_SPLIT_PAIR.is_match(pair)
 }
 
+/// [`splits_between`] for two ASCII characters, without the regular expression.
+#[inline]
+fn ascii_splits_between(previous: char, next: char) -> bool {
+    if previous.is_ascii_alphanumeric() {
+        return next != '\''
+            && (!next.is_ascii_alphanumeric()
+                || previous.is_ascii_digit() != next.is_ascii_digit());
+    }
+    // `char::is_whitespace` is Unicode `White_Space`, as `\s` is.
+    !previous.is_whitespace() && next.is_whitespace() && next != '\r' && next != '\n'
+}
+
 /// Whether `at` is a split point of `text`: strictly inside it, on a char boundary,
 /// between two characters the rules split.
-#[cfg(test)]
-fn is_split_point(text: &str, at: usize) -> bool {
-    if at == 0 || at >= text.len() || !text.is_char_boundary(at) {
+#[inline]
+pub(crate) fn is_split_point(text: &str, at: usize) -> bool {
+    let bytes = text.as_bytes();
+    if at == 0 || at >= bytes.len() {
+        return false;
+    }
+    let (previous, next) = (bytes[at - 1], bytes[at]);
+    if previous.is_ascii() && next.is_ascii() {
+        return ascii_splits_between(char::from(previous), char::from(next));
+    }
+    is_non_ascii_split_point(text, at)
+}
+
+/// [`is_split_point`] where a character around `at` is not ASCII.
+#[cold]
+fn is_non_ascii_split_point(text: &str, at: usize) -> bool {
+    if !text.is_char_boundary(at) {
         return false;
     }
     let (Some(previous), Some(next)) = (text[..at].chars().next_back(), text[at..].chars().next())
@@ -137,6 +156,11 @@ pub(crate) fn prev_split(text: &str, before: usize) -> Option<usize> {
     let (mut next_at, mut next) = chars.next()?;
     // `next_at` is the offset asked about, `next` the character at it.
     for (at, previous) in chars {
+        if !previous.is_ascii() || !next.is_ascii() {
+            // Past ASCII, a pair costs the regular expression: search forward with
+            // its automaton instead, a few instructions a byte.
+            return last_split_in(text, next_at + next.len_utf8());
+        }
         let pair = &text[at..next_at + next.len_utf8()];
         if splits_between(previous, next, pair) {
             return Some(next_at);
@@ -144,6 +168,42 @@ pub(crate) fn prev_split(text: &str, before: usize) -> Option<usize> {
         (next_at, next) = (at, previous);
     }
     None
+}
+
+/// The last split point between two characters of `text[..end]`, found by searching
+/// forward in windows that grow back from `end` (each four times the last), so
+/// that the cost follows the distance to it.
+fn last_split_in(text: &str, end: usize) -> Option<usize> {
+    let mut width = 64usize;
+    // The window searched last began here: a pair that starts before it and ends
+    // after it was not searched yet.
+    let mut upper = end;
+    loop {
+        let lower = floor_char_boundary(text, end.saturating_sub(width));
+        let haystack = &text[..ceil_char_boundary(text, upper.saturating_add(1)).min(end)];
+        let mut search = lower;
+        let mut last = None;
+        while let Some(found) = SPLIT_PAIR.find_at(haystack, search) {
+            let first = haystack[found.start()..].chars().next()?;
+            let at = found.start() + first.len_utf8();
+            last = Some(at);
+            // Matches may overlap: search again from the second character.
+            search = at;
+        }
+        if last.is_some() || lower == 0 {
+            return last;
+        }
+        upper = lower;
+        width = width.saturating_mul(4);
+    }
+}
+
+fn ceil_char_boundary(text: &str, index: usize) -> usize {
+    let mut index = index.min(text.len());
+    while !text.is_char_boundary(index) {
+        index += 1;
+    }
+    index
 }
 
 fn floor_char_boundary(text: &str, index: usize) -> usize {
@@ -183,6 +243,27 @@ mod tests {
         assert_eq!(forward, backward, "{text:?}");
         assert_eq!(forward, points(text), "{text:?}");
         forward
+    }
+
+    /// The backward search past ASCII (forward in growing windows) finds what the
+    /// pair-by-pair rules find, from every offset of mixed-script text.
+    #[test]
+    fn prev_and_next_split_agree_with_the_rules_from_every_offset() {
+        let mixed = include_str!("../../../tests/fixtures/multilingual.txt");
+        let mut text = mixed[..mixed.floor_char_boundary(3000)].to_owned();
+        text.push_str(&"日本語のテキスト".repeat(40));
+        text.push_str("👨\u{200d}👩\u{200d}👧 x1y2 ");
+        text.push_str(&"🧑🏽\u{200d}🚀".repeat(30));
+        let points = points(&text);
+        for before in 0..=text.len() + 2 {
+            let expected =
+                points.iter().rev().copied().find(|&p| {
+                    p < before.min(text.len()) && p < floor_char_boundary(&text, before)
+                });
+            assert_eq!(prev_split(&text, before), expected, "before {before}");
+            let expected = points.iter().copied().find(|&p| p >= before.max(1));
+            assert_eq!(next_split(&text, before), expected, "from {before}");
+        }
     }
 
     #[test]

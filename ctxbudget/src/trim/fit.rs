@@ -249,7 +249,12 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
                 }
                 used += tokens;
             } else {
-                let tokens = self.counter.count(&text[pos..end]);
+                let tokens = match self.count_chunk(pos, end, remaining) {
+                    Ok(tokens) => tokens,
+                    Err((split, tokens, until)) => {
+                        return self.stop_between(split, until, used + tokens, budget);
+                    }
+                };
                 if used.saturating_add(tokens) > budget {
                     let span = end - pos;
                     if span <= 2 * MIN_STEP
@@ -297,7 +302,12 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
                 }
                 used += tokens;
             } else {
-                let tokens = self.counter.count(&text[start..pos]);
+                let tokens = match self.count_chunk(start, pos, remaining) {
+                    Ok(tokens) => tokens,
+                    Err((split, tokens, until)) => {
+                        return self.stop_between(split, until, used + tokens, budget);
+                    }
+                };
                 if used.saturating_add(tokens) > budget {
                     let span = pos - start;
                     if span <= 2 * MIN_STEP
@@ -376,8 +386,9 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
             return at;
         }
         // No split point within a step either side: the stretch runs on to the
-        // next split point. Look no farther than the search inside it can reach
-        // (the caller then searches up to the real end only if all of that fits).
+        // next split point. Look no farther than a search inside it needs, a few
+        // steps (the caller then searches up to the real end only if all of that
+        // fits).
         let reach = floor_char_boundary(self.text, pos.saturating_add(2 * giant(step)));
         self.split_in(pos, target, reach).unwrap_or(reach)
     }
@@ -397,6 +408,61 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
         }
         let reach = ceil_char_boundary(self.text, pos.saturating_sub(2 * giant(step)));
         self.split_back_in(reach, target + 1).unwrap_or(reach)
+    }
+
+    /// The count of the chunk `[start, end)` (whose ends are split points or ends
+    /// of the text), or, when it is over `remaining` and the counter has a linear
+    /// engine, `Err((split, tokens, until))`: the part from the kept end of the chunk
+    /// to the split point `split` costs `tokens`, within `remaining`, and what takes
+    /// it over lies between `split` and `until` (see [`PieceWalk`]). The engine
+    /// counts the chunk piece by piece and stops where it goes over, so a chunk
+    /// that is over costs no more than what fits.
+    ///
+    /// [`PieceWalk`]: crate::count::PieceWalk
+    #[cfg_attr(
+        not(feature = "tiktoken"),
+        allow(unused_variables, clippy::unnecessary_wraps)
+    )]
+    fn count_chunk(
+        &self,
+        start: usize,
+        end: usize,
+        remaining: usize,
+    ) -> Result<usize, (usize, usize, usize)> {
+        let chunk = &self.text[start..end];
+        #[cfg(feature = "tiktoken")]
+        if let Some(linear) = self.linear.filter(|_| self.splits) {
+            use crate::count::PieceWalk;
+            let walk = match self.side {
+                Side::Head => linear.walk_head(chunk, remaining),
+                Side::Tail => linear.walk_tail(chunk, remaining),
+            };
+            return match walk {
+                PieceWalk::Fits(tokens) => Ok(tokens),
+                PieceWalk::Over {
+                    split,
+                    tokens,
+                    until,
+                } => Err((start + split, tokens, start + until)),
+            };
+        }
+        Ok(self.counter.count(chunk))
+    }
+
+    /// The kept part reaches the split point `split` at `used` tokens, and what
+    /// takes it over the budget lies between `split` and `until`: search there.
+    fn stop_between(&mut self, split: usize, until: usize, used: usize, budget: usize) -> Fit {
+        let origin = self.marks.last().map_or(split, |&(offset, _)| offset);
+        if split != origin {
+            self.marks.push((split, used));
+        }
+        let (start, end) = match self.side {
+            Side::Head => (split, until),
+            Side::Tail => (until, split),
+        };
+        let (fitted, tokens) = self.search(start, end, budget.saturating_sub(used));
+        self.stop(fitted, used, tokens);
+        Fit::Until(fitted)
     }
 
     /// The chunk `[start, end)` does not fit: walk its inner split points.

@@ -26,8 +26,20 @@ pub(crate) const LONG_PIECE: usize = 512;
 /// margin no realistic dip of a byte-pair count (a longer text costing fewer
 /// tokens than its beginning) can make up.
 const MARGIN: usize = 16;
-/// Bytes of the piece encoded first, to measure its bytes per token.
-const SAMPLE: usize = 1024;
+/// Bytes of the piece encoded first, to measure its bytes per token: half a byte
+/// per token of the budget, within these bounds, so that the sample stays a small
+/// part of what is kept.
+const SAMPLE: std::ops::RangeInclusive<usize> = 128..=1024;
+
+fn sample_len(limit: usize) -> usize {
+    (limit / 2).clamp(*SAMPLE.start(), *SAMPLE.end())
+}
+
+/// The window that pieces are cut from, for `wanted` bytes: a quarter more, so that
+/// an estimate a little short does not cut the piece again.
+fn window_len(wanted: usize) -> usize {
+    wanted.saturating_add(wanted / 4).saturating_add(256)
+}
 
 /// What [`search`] found: the far offset of the longest part that fits and its
 /// exact count, and the exact count of every other part it knows, ending (head) or
@@ -97,20 +109,15 @@ fn search_head(
 ) -> Option<Found> {
     let bytes = text.as_bytes();
     // How many bytes `limit` tokens take, from a sample of the beginning.
-    let sample = floor_char_boundary(text, start + SAMPLE.min(end - start));
+    let sample = floor_char_boundary(text, start + sample_len(limit).min(end - start));
     let wanted = encode_target(
         sample - start,
         linear.token_ends(&bytes[start..sample]).len(),
         limit,
     )
     .unwrap_or(end - start);
-    // Cut pieces from a window twice that long, not from the whole stretch.
-    let mut window = floor_char_boundary(
-        text,
-        start
-            .saturating_add(wanted.saturating_mul(2).saturating_add(LONG_PIECE))
-            .min(end),
-    );
+    // Cut pieces from a window a little longer, not from the whole stretch.
+    let mut window = floor_char_boundary(text, start.saturating_add(window_len(wanted)).min(end));
     let mut piece_end = start + linear.first_piece_len(&text[start..window]);
     if piece_end - start < LONG_PIECE {
         return None;
@@ -161,21 +168,17 @@ fn search_tail(
     limit: usize,
 ) -> Option<Found> {
     let bytes = text.as_bytes();
-    let sample = ceil_char_boundary(text, end - SAMPLE.min(end - start));
+    let sample = ceil_char_boundary(text, end - sample_len(limit).min(end - start));
     let wanted = encode_target(
         end - sample,
         linear.token_ends(&bytes[sample..end]).len(),
         limit,
     )
     .unwrap_or(end - start);
-    // The last piece of a window twice that long: pieces are cut from the left,
+    // The last piece of a window a little longer: pieces are cut from the left,
     // but whatever offset the cutting starts at, a suffix that starts at one of its
     // pieces is cut the same way alone (the patterns do not look behind).
-    let mut window = ceil_char_boundary(
-        text,
-        end.saturating_sub(wanted.saturating_mul(2).saturating_add(LONG_PIECE))
-            .max(start),
-    );
+    let mut window = ceil_char_boundary(text, end.saturating_sub(window_len(wanted)).max(start));
     let mut piece_start = last_piece_start(linear, text, window, end)?;
     if end - piece_start < LONG_PIECE {
         return None;
