@@ -4,11 +4,12 @@
 //! ```sh
 //! cargo run --release --example cache_simulation
 //! cargo run --release --example cache_simulation -- --turns 500 --openai-cached 0.5
+//! cargo run --release --example cache_simulation -- --largest-output 2000
 //! ```
 //!
 //! A 2,000-turn tool-heavy session (`ctxbudget_tests::agent`: one model call per
 //! turn, tool outputs of 200 to 5,000 o200k tokens from the benchmark corpus, a
-//! 2,000-token system prompt) runs through a `ChatSession` whose limit is the whole
+//! 2,000-token system prompt; `--largest-output` lowers the 5,000) runs through a `ChatSession` whose limit is the whole
 //! window, at 32k, 128k and 200k, once with `CutPolicy::minimal_fit()` and once with
 //! `CutPolicy::cache_stable()`. Each prompt is then billed as the providers do,
 //! with their cache rules (the 5-minute lifetime ignored: every call comes in time):
@@ -219,7 +220,9 @@ fn main() {
         counter: &tiktoken,
         seen: RefCell::new(HashMap::new()),
     };
-    let mut agent = AgentSession::new(2_026);
+    let largest_output: u32 =
+        arg(&args, "--largest-output").map_or(5_000, |t| t.parse().unwrap_or(5_000));
+    let mut agent = AgentSession::new(2_026).with_largest_output(largest_output);
     let system = Rc::new(agent.system_prompt(2_000));
     let turns: Vec<Vec<Rc<Message>>> = (0..turns_wanted)
         .map(|_| agent.next_turn().into_iter().map(Rc::new).collect())

@@ -49,6 +49,7 @@ pub struct AgentSession {
     texts: [String; 3],
     rng: SplitMix,
     turn: usize,
+    largest_output: f64,
 }
 
 /// About how many characters a token of the corpus takes, to size outputs without
@@ -67,7 +68,16 @@ impl AgentSession {
             ],
             rng: SplitMix::new(state),
             turn: 0,
+            largest_output: 5_000.0,
         }
+    }
+
+    /// The same session with tool outputs of at most `tokens` (at least 201), for
+    /// sessions that bring fewer new tokens a turn.
+    #[must_use]
+    pub fn with_largest_output(mut self, tokens: u32) -> Self {
+        self.largest_output = f64::from(tokens.max(201));
+        self
     }
 
     /// The system prompt: about `tokens` tokens of Markdown (instructions and tool
@@ -88,9 +98,10 @@ impl AgentSession {
         text[start..end].to_owned()
     }
 
-    /// A tool output size: log-uniform in 200..=5,000 tokens.
+    /// A tool output size: log-uniform in 200..=5,000 tokens (or up to the largest
+    /// output set).
     pub fn output_tokens(&mut self) -> usize {
-        let (low, high) = (200f64, 5_000f64);
+        let (low, high) = (200f64, self.largest_output);
         let tokens = low * (high / low).powf(self.rng.unit());
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let tokens = tokens.round() as usize;
