@@ -9,6 +9,11 @@
 //!     target/release/deps/instructions-<hash> <contender> <shape> <bytes> <head|tail> <budget>
 //! ```
 //!
+//! An optional last argument picks another counter than `o200k` (`Tiktoken`):
+//! `hf-anthropic`, `hf-mistral-v1` (Hugging Face `tokenizer.json` files) or
+//! `tekken` (Mistral Nemo's), from `tests/fixtures/tokenizers/`; then `contender`
+//! is `ctxbudget` or `floor` (one count of what it keeps, with the same counter).
+//!
 //! `contender` is `ctxbudget` (`trim_with`), `floor` (one `bpe-openai` count of
 //! the text `ctxbudget` keeps), `floor-tiktoken-rs` (one `tiktoken-rs` count of
 //! it), `count` (one `Tiktoken` count of the whole input), `count-bpe-openai` and
@@ -18,6 +23,9 @@
 
 use std::hint::black_box;
 
+use std::io::Read;
+
+use ctxbudget::count::{HuggingFace, Tekken};
 use ctxbudget::select::SelectOptions;
 use ctxbudget::{Keep, Tiktoken, TokenCounter, TrimOptions, disclose_within, select, trim_with};
 use ctxbudget_tests::shapes::shape;
@@ -41,9 +49,17 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with('-'))
         .collect();
-    let [contender, name, bytes, side, budget] = args.as_slice() else {
-        return;
+    let (contender, name, bytes, side, budget, counter_name) = match args.as_slice() {
+        [contender, name, bytes, side, budget] => (contender, name, bytes, side, budget, "o200k"),
+        [contender, name, bytes, side, budget, counter] => {
+            (contender, name, bytes, side, budget, counter.as_str())
+        }
+        _ => return,
     };
+    if counter_name != "o200k" {
+        other_counter(counter_name, contender, name, bytes, side, budget);
+        return;
+    }
     let bytes: usize = bytes.parse().expect("bytes is a number");
     let budget: usize = budget.parse().expect("budget is a number");
     let keep = if side == "tail" {
@@ -116,4 +132,57 @@ fn main() {
         other => panic!("unknown contender {other}"),
     };
     println!("{contender} {name} {bytes} {side} {budget}: {tokens} tokens");
+}
+
+fn gunzip(name: &str) -> Vec<u8> {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/tokenizers")
+        .join(name);
+    let compressed = std::fs::read(path).expect("the tokenizer fixtures are shipped");
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(&compressed[..])
+        .read_to_end(&mut bytes)
+        .expect("the tokenizer fixtures are gzip files");
+    bytes
+}
+
+/// Trimming with a Hugging Face or Tekken counter against one count of what it
+/// keeps with the same counter.
+fn other_counter(
+    counter_name: &str,
+    contender: &str,
+    name: &str,
+    bytes: &str,
+    side: &str,
+    budget: &str,
+) {
+    let counter: Box<dyn TokenCounter> = match counter_name {
+        "hf-anthropic" => {
+            Box::new(HuggingFace::from_bytes(gunzip("anthropic-tokenizer.json.gz")).expect("loads"))
+        }
+        "hf-mistral-v1" => Box::new(
+            HuggingFace::from_bytes(gunzip("mistral-v1-tokenizer.json.gz")).expect("loads"),
+        ),
+        "tekken" => Box::new(Tekken::from_bytes(gunzip("tekken_240718.json.gz")).expect("loads")),
+        other => panic!("unknown counter {other}"),
+    };
+    let counter = counter.as_ref();
+    let bytes: usize = bytes.parse().expect("bytes is a number");
+    let budget: usize = budget.parse().expect("budget is a number");
+    let keep = if side == "tail" {
+        Keep::Tail
+    } else {
+        Keep::Head
+    };
+    let text = shape(name, bytes);
+    let options = TrimOptions::new().keep(keep);
+    // Warm up what a process builds on first use, on this very input.
+    let kept = trim_with(&text, budget, counter, &options).kept;
+    black_box(counter.count(kept));
+    let tokens = match contender {
+        "ctxbudget" => measured(&|| trim_with(&text, budget, counter, &options).tokens),
+        "floor" => measured(&|| counter.count(kept)),
+        other => panic!("unknown contender {other} for {counter_name}"),
+    };
+    println!("{contender} {name} {bytes} {side} {budget} {counter_name}: {tokens} tokens");
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Instruction counts (callgrind) of trimming and of one count of what it keeps, for
 # every shape, size, side and budget of BENCHMARKS.md; prints a Markdown table.
-# Usage: [BYTES='1000000 10000000'] [CLASSIC=1] bash benches/instructions.sh [shape ...]
+# Usage: [BYTES='1000000 10000000'] [CLASSIC=1] [COUNTER=o200k|hf-anthropic|hf-mistral-v1|tekken]
+#        bash benches/instructions.sh [shape ...]
 # (needs valgrind)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,9 +13,10 @@ shapes=("$@")
 if [ ${#shapes[@]} -eq 0 ]; then
     shapes=(prose markdown code one-line one-letter cjk cjk-nopunct emoji-zwj base64 base64-alnum)
 fi
+counter="${COUNTER:-o200k}"
 count() {
     valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect='*counted*' \
-        "$binary" "$@" 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+        "$binary" "$@" "$counter" 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 echo "| input | side | budget | ctxbudget (Ir) | floor (Ir) | ctxbudget / floor | tiktoken-rs floor / ctxbudget |"
 echo "|---|---|---|---|---|---|---|"

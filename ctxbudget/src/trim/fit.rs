@@ -243,10 +243,13 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
                     end = self.split_in(pos, end, len).unwrap_or(len);
                     (fitted, tokens) = self.search(pos, end, remaining);
                 }
-                if fitted < end {
+                if fitted < end && !(fitted > pos && tokens < remaining && self.is_split(fitted)) {
                     self.stop(fitted, used, tokens);
                     return Fit::Until(fitted);
                 }
+                // All of it fits, or the search stopped at a split point (the end of
+                // a piece that fits whole) with budget to spare: walk on from there.
+                end = fitted;
                 used += tokens;
             } else {
                 let tokens = match self.count_chunk(pos, end, remaining) {
@@ -296,10 +299,12 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
                     start = self.split_back_in(0, start).unwrap_or(0);
                     (fitted, tokens) = self.search(start, pos, remaining);
                 }
-                if fitted > start {
+                if fitted > start && !(fitted < pos && tokens < remaining && self.is_split(fitted))
+                {
                     self.stop(fitted, used, tokens);
                     return Fit::Until(fitted);
                 }
+                start = fitted;
                 used += tokens;
             } else {
                 let tokens = match self.count_chunk(start, pos, remaining) {
@@ -385,12 +390,12 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
         if let Some(at) = self.split_back_in(pos, target) {
             return at;
         }
-        // No split point within a step either side: the stretch runs on to the
-        // next split point. Look no farther than a search inside it needs, a few
-        // steps (the caller then searches up to the real end only if all of that
-        // fits).
-        let reach = floor_char_boundary(self.text, pos.saturating_add(2 * giant(step)));
-        self.split_in(pos, target, reach).unwrap_or(reach)
+        // No split point within a step either side: the stretch is long, and is
+        // searched, not counted. Hand the search a bound it will not need to pass,
+        // without scanning up to it for split points (a search keeps to one piece,
+        // and the caller looks for the real end only if all of it fits, and walks
+        // on when the search stops at a split point with budget to spare).
+        floor_char_boundary(self.text, pos.saturating_add(2 * giant(step)))
     }
 
     /// The mirror of [`Self::next_chunk_end`] for the tail.
@@ -406,8 +411,7 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
         if let Some(at) = self.split_in(lower, target, pos) {
             return at;
         }
-        let reach = ceil_char_boundary(self.text, pos.saturating_sub(2 * giant(step)));
-        self.split_back_in(reach, target + 1).unwrap_or(reach)
+        ceil_char_boundary(self.text, pos.saturating_sub(2 * giant(step)))
     }
 
     /// The count of the chunk `[start, end)` (whose ends are split points or ends
