@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! cargo bench --bench instructions --no-run
-//! valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect='*counted*' \
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect='instructions::counted' \
 //!     target/release/deps/instructions-<hash> <contender> <shape> <bytes> <head|tail> <budget>
 //! ```
 //!

@@ -15,7 +15,7 @@ if [ ${#shapes[@]} -eq 0 ]; then
 fi
 counter="${COUNTER:-o200k}"
 count() {
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect='*counted*' \
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect='instructions::counted' \
         "$binary" "$@" "$counter" 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 echo "| input | side | budget | ctxbudget (Ir) | floor (Ir) | ctxbudget / floor | tiktoken-rs floor / ctxbudget |"

@@ -210,10 +210,51 @@ impl Linear {
 /// case (ideographs, kana, Hangul), or of pictographs. `false` leaves the answer to
 /// the regular expression.
 fn is_known_one_piece(text: &str) -> bool {
-    match text.as_bytes().first() {
-        None => false,
-        Some(first) if first.is_ascii() => is_one_case_letter_run(text),
-        Some(_) => is_caseless_letter_run(text) || is_pictograph_run(text),
+    Run::of(text).is_some()
+}
+
+/// A text that both encodings' patterns keep in one piece, known from its
+/// characters alone (see [`is_known_one_piece`]); and so is most of what it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Run {
+    /// ASCII letters of one case.
+    OneCaseAscii,
+    /// Letters without case.
+    Caseless,
+    /// Pictographs, not beginning with a variation selector in its first two
+    /// characters.
+    Pictographs,
+}
+
+impl Run {
+    /// The run `text` is, if it is one.
+    pub(crate) fn of(text: &str) -> Option<Run> {
+        match text.as_bytes().first() {
+            None => None,
+            Some(first) if first.is_ascii() => {
+                is_one_case_letter_run(text).then_some(Run::OneCaseAscii)
+            }
+            Some(_) if is_caseless_letter_run(text) => Some(Run::Caseless),
+            Some(_) => is_pictograph_run(text).then_some(Run::Pictographs),
+        }
+    }
+
+    /// Whether `part`, a slice of a text of this run, is one piece too: any
+    /// non-empty slice of the letter runs; a slice of pictographs unless a
+    /// variation selector is its first or second character.
+    pub(crate) fn keeps_whole(self, part: &str) -> bool {
+        match self {
+            Run::OneCaseAscii | Run::Caseless => !part.is_empty(),
+            Run::Pictographs => {
+                let mut chars = part.chars();
+                match (chars.next(), chars.next()) {
+                    (None, _) => false,
+                    (Some(first), second) => {
+                        !is_variation_selector(first) && !second.is_some_and(is_variation_selector)
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -418,6 +459,28 @@ mod tests {
                 let text: String = (0..length).map(|_| set[next(set.len())]).collect();
                 if is_known_one_piece(&text) {
                     assert_eq!(linear.pieces(&text).count(), 1, "{text:?}");
+                }
+            }
+            for (round, text) in [
+                "日本語のテキスト",
+                "👨\u{200d}👩\u{fe0f}\u{200d}👧🏽🇯🇵❤\u{fe0f}x",
+                "abcdefgh",
+            ]
+            .iter()
+            .enumerate()
+            {
+                let text = text.trim_end_matches('x');
+                let run = Run::of(text).unwrap_or_else(|| panic!("round {round}: {text:?}"));
+                let bounds: Vec<usize> = (0..=text.len())
+                    .filter(|&i| text.is_char_boundary(i))
+                    .collect();
+                for &a in &bounds {
+                    for &b in bounds.iter().filter(|&&b| b > a) {
+                        let part = &text[a..b];
+                        if run.keeps_whole(part) {
+                            assert_eq!(linear.pieces(part).count(), 1, "{part:?}");
+                        }
+                    }
                 }
             }
             assert!(!is_known_one_piece("\u{fe0f}👨"));

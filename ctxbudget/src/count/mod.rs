@@ -35,7 +35,7 @@ pub use encoding::UnknownEncoding;
 #[cfg(feature = "tiktoken")]
 mod linear;
 #[cfg(feature = "tiktoken")]
-pub(crate) use linear::{Linear, PieceWalk};
+pub(crate) use linear::{Linear, PieceWalk, Run};
 #[cfg(feature = "tiktoken")]
 mod tiktoken;
 #[cfg(feature = "tiktoken")]

@@ -233,16 +233,12 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
             let step = pace.step(remaining, over);
             let mut end = self.next_chunk_end(pos, step);
             if end - pos > giant(step) {
-                // No split point near: search inside the stretch, first within a
-                // bound that no budget this size can pass in normal text, and only
-                // when all of that fits, up to the stretch's real end.
-                let (mut fitted, mut tokens) = self.search(pos, end, remaining);
-                if fitted == end && end < len && !self.is_split(end) {
-                    // All of it fits, but it ends where the look-ahead stopped, not
-                    // at a split point: search up to the real end of the stretch.
-                    end = self.split_in(pos, end, len).unwrap_or(len);
-                    (fitted, tokens) = self.search(pos, end, remaining);
-                }
+                // No split point near: search from here, up to the end of the text
+                // (the search keeps to the piece that starts here, and reads only
+                // about what fits; finding where the stretch ends would read all of
+                // it).
+                end = len;
+                let (fitted, tokens) = self.search(pos, end, remaining);
                 if fitted < end && !(fitted > pos && tokens < remaining && self.is_split(fitted)) {
                     self.stop(fitted, used, tokens);
                     return Fit::Until(fitted);
@@ -294,11 +290,8 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
             let step = pace.step(remaining, over);
             let mut start = self.prev_chunk_start(pos, step);
             if pos - start > giant(step) {
-                let (mut fitted, mut tokens) = self.search(start, pos, remaining);
-                if fitted == start && start > 0 && !self.is_split(start) {
-                    start = self.split_back_in(0, start).unwrap_or(0);
-                    (fitted, tokens) = self.search(start, pos, remaining);
-                }
+                start = 0;
+                let (fitted, tokens) = self.search(start, pos, remaining);
                 if fitted > start && !(fitted < pos && tokens < remaining && self.is_split(fitted))
                 {
                     self.stop(fitted, used, tokens);

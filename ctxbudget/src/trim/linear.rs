@@ -18,7 +18,7 @@
 //! usually not counted again.
 
 use super::fit::{Side, ceil_char_boundary, floor_char_boundary};
-use crate::count::Linear;
+use crate::count::{Linear, Run};
 
 /// Pieces shorter than this are left to the counting probes.
 pub(crate) const LONG_PIECE: usize = 512;
@@ -55,9 +55,24 @@ pub(crate) struct Found {
     /// `(far offset, count)` of every part known to be one piece or that may be:
     /// check with [`Found::count`].
     ends: Vec<(usize, usize)>,
+    /// The run the piece the parts lie in is, when its characters tell: whether a
+    /// part is one piece is then known without the pre-tokenizer.
+    run: Option<Run>,
 }
 
 impl Found {
+    /// Whether the part from the anchor to `at` is one piece.
+    fn is_one_piece(&self, linear: Linear, text: &str, side: Side, at: usize) -> bool {
+        let part = match side {
+            Side::Head => &text[self.anchor..at],
+            Side::Tail => &text[at..self.anchor],
+        };
+        match self.run {
+            Some(run) => run.keeps_whole(part),
+            None => linear.is_one_piece(part),
+        }
+    }
+
     /// The exact count of the part from the anchor to `at`, if it is one of the
     /// parts found and the pre-tokenizer keeps it in one piece.
     pub(crate) fn count(&self, linear: Linear, text: &str, side: Side, at: usize) -> Option<usize> {
@@ -66,11 +81,8 @@ impl Found {
             Side::Tail => self.ends.binary_search_by(|&(start, _)| at.cmp(&start)),
         }
         .ok()?;
-        let part = match side {
-            Side::Head => &text[self.anchor..at],
-            Side::Tail => &text[at..self.anchor],
-        };
-        linear.is_one_piece(part).then_some(self.ends[index].1)
+        self.is_one_piece(linear, text, side, at)
+            .then_some(self.ends[index].1)
     }
 }
 
@@ -89,16 +101,26 @@ pub(crate) fn search(
     end: usize,
     limit: usize,
 ) -> Option<Found> {
-    let found = match side {
+    let mut found = match side {
         Side::Head => search_head(linear, text, start, end, limit)?,
         Side::Tail => search_tail(linear, text, start, end, limit)?,
     };
-    let part = match side {
-        Side::Head => &text[found.anchor..found.at],
-        Side::Tail => &text[found.at..found.anchor],
-    };
-    linear.is_one_piece(part).then_some(found)
+    // The longest part may end (head) or start (tail) where the pre-tokenizer cuts
+    // the text alone differently: inside an emoji sequence, before a variation
+    // selector, say. The next shorter parts the encoding counted usually do not.
+    for _ in 0..SHORTER_TRIES {
+        if found.is_one_piece(linear, text, side, found.at) {
+            return Some(found);
+        }
+        found.ends.pop();
+        (found.at, found.tokens) = found.ends.last().copied()?;
+    }
+    None
 }
+
+/// How many of the longest parts [`search`] checks for one that is one piece
+/// before it leaves the stretch to the counting probes.
+const SHORTER_TRIES: usize = 4;
 
 fn search_head(
     linear: Linear,
@@ -118,7 +140,7 @@ fn search_head(
     .unwrap_or(end - start);
     // Cut pieces from a window a little longer, not from the whole stretch.
     let mut window = floor_char_boundary(text, start.saturating_add(window_len(wanted)).min(end));
-    let mut piece_end = start + linear.first_piece_len(&text[start..window]);
+    let (mut piece_end, mut run) = first_piece(linear, text, start, window);
     if piece_end - start < LONG_PIECE {
         return None;
     }
@@ -138,7 +160,7 @@ fn search_head(
                     .saturating_add((window - start).saturating_mul(2))
                     .min(end),
             );
-            piece_end = start + linear.first_piece_len(&text[start..window]);
+            (piece_end, run) = first_piece(linear, text, start, window);
             until = grow(Side::Head, start, until, piece_end);
             continue;
         }
@@ -156,6 +178,7 @@ fn search_head(
             at,
             tokens,
             ends,
+            run,
         });
     }
 }
@@ -179,7 +202,7 @@ fn search_tail(
     // but whatever offset the cutting starts at, a suffix that starts at one of its
     // pieces is cut the same way alone (the patterns do not look behind).
     let mut window = ceil_char_boundary(text, end.saturating_sub(window_len(wanted)).max(start));
-    let mut piece_start = last_piece_start(linear, text, window, end)?;
+    let (mut piece_start, mut run) = last_piece(linear, text, window, end)?;
     if end - piece_start < LONG_PIECE {
         return None;
     }
@@ -197,7 +220,7 @@ fn search_tail(
                 end.saturating_sub((end - window).saturating_mul(2))
                     .max(start),
             );
-            piece_start = last_piece_start(linear, text, window, end)?;
+            (piece_start, run) = last_piece(linear, text, window, end)?;
             from = grow(Side::Tail, end, from, piece_start);
             continue;
         }
@@ -221,15 +244,27 @@ fn search_tail(
             at,
             tokens,
             ends: starts,
+            run,
         });
     }
 }
 
-/// Where the last piece of `text[from..end]` starts, cutting from `from`.
-fn last_piece_start(linear: Linear, text: &str, from: usize, end: usize) -> Option<usize> {
-    if from < end && linear.is_one_piece(&text[from..end]) {
-        // One piece (a run of letters of one case is known without the pattern).
-        return Some(from);
+/// Where the first piece of `text[start..window]` ends, and the run it is when its
+/// characters tell (then it is all of the window).
+fn first_piece(linear: Linear, text: &str, start: usize, window: usize) -> (usize, Option<Run>) {
+    match Run::of(&text[start..window]) {
+        Some(run) => (window, Some(run)),
+        None => (start + linear.first_piece_len(&text[start..window]), None),
+    }
+}
+
+/// Where the last piece of `text[from..end]` starts, cutting from `from`, and the
+/// run it is when its characters tell.
+fn last_piece(linear: Linear, text: &str, from: usize, end: usize) -> Option<(usize, Option<Run>)> {
+    if from < end {
+        if let Some(run) = Run::of(&text[from..end]) {
+            return Some((from, Some(run)));
+        }
     }
     let mut last = None;
     let mut offset = from;
@@ -237,7 +272,9 @@ fn last_piece_start(linear: Linear, text: &str, from: usize, end: usize) -> Opti
         last = Some(offset);
         offset += piece.len();
     }
-    last
+    // The last piece alone may be a run (a piece the pattern cut after a
+    // variation selector, say).
+    last.map(|start| (start, Run::of(&text[start..end])))
 }
 
 /// The length to encode for `limit` tokens and a margin, from a sample of `bytes`
