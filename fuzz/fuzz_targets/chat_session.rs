@@ -54,6 +54,7 @@ impl ChatMessage for Msg {
 }
 
 /// Bytes, or near `usize::MAX` for a text that starts with `!`.
+#[derive(Clone)]
 struct Counter {
     huge: bool,
 }

@@ -394,8 +394,16 @@ proptest! {
             .with_min_fill(min_fill);
         let smaller = trim_with(&text, budget, counter, &options);
         let larger = trim_with(&text, budget + more, counter, &options);
+        // The documented exception: where a byte-pair count shrinks as the text
+        // grows, the larger budget stops before a part that costs more than it.
+        let dip = || {
+            let part = |n: usize| if keep_tail { &text[text.len() - n..] } else { &text[..n] };
+            (larger.kept.len() + 1..=smaller.kept.len())
+                .filter(|&n| text.is_char_boundary(if keep_tail { text.len() - n } else { n }))
+                .any(|n| counter.count(part(n)) > budget + more)
+        };
         prop_assert!(
-            larger.kept.len() >= smaller.kept.len(),
+            larger.kept.len() >= smaller.kept.len() || dip(),
             "budget {} kept {:?}, budget {} kept {:?}",
             budget, smaller.kept, budget + more, larger.kept
         );
@@ -446,4 +454,35 @@ proptest! {
         let larger = trim_with(&text, budget + 7, counter, &options);
         prop_assert!(larger.kept.len() >= result.kept.len());
     }
+}
+
+/// Found by the fuzzer: in a run of `^`, 47 bytes cost 15 `o200k_base` tokens and 45
+/// bytes 16, so the budget of 16 stops before the 46th byte (17 tokens) and keeps less
+/// than the budget of 15. The documented exception; everything else holds.
+#[test]
+fn a_byte_pair_dip_is_the_only_way_a_larger_budget_keeps_less() {
+    let text = format!(
+        "W\u{fffd}2Y\0V\u{fffd}\0\0\0\0\0\u{fffd}\u{fffd}\u{10}{}0",
+        "^".repeat(90)
+    );
+    let counter = o200k();
+    let options = TrimOptions::new().keep(Keep::Head).with_min_fill(5.0 / 7.0);
+    let mut previous: Option<(usize, usize)> = None;
+    let mut dips = 0;
+    for budget in 0..40 {
+        let result = trim_with(&text, budget, &counter, &options);
+        assert!(result.tokens <= budget);
+        if let Some((kept, _)) = previous.filter(|&(kept, _)| result.kept.len() < kept) {
+            dips += 1;
+            assert!(
+                (result.kept.len() + 1..=kept)
+                    .filter(|&n| text.is_char_boundary(n))
+                    .any(|n| counter.count(&text[..n]) > budget),
+                "budget {budget}"
+            );
+        }
+        previous = Some((result.kept.len(), budget));
+    }
+    // The run does dip: this text is the case, not a neighbour of it.
+    assert!(dips > 0);
 }

@@ -345,7 +345,10 @@ where
 ///   on a char boundary, and not on a grapheme boundary only when a single
 ///   grapheme is over the budget ([`Boundary::Char`]);
 /// - trimming the result again to the same budget changes nothing, and a larger
-///   budget never keeps less.
+///   budget never keeps less, except where the counts shrink as the text grows:
+///   byte-pair counts can (in a run of one punctuation mark, 47 bytes may cost 15
+///   `o200k_base` tokens and 45 bytes 16), and there a larger budget can stop a few
+///   bytes short of what a smaller one kept, before a part that costs more than it.
 ///
 /// # Counters that break their contract
 ///
