@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Instruction counts (callgrind) of trimming and of one count of what it keeps, for
 # every shape, size, side and budget of BENCHMARKS.md; prints a Markdown table.
-# Usage: [BYTES='1000000 10000000'] [CLASSIC=1] [COUNTER=o200k|hf-anthropic|hf-mistral-v1|tekken]
+# Usage: [BYTES='1000000 10000000'] [BUDGETS='512 4096 32768'] [CLASSIC=1]
+#        [COUNTER=o200k|hf-anthropic|hf-mistral-v1|tekken]
 #        bash benches/instructions.sh [shape ...]
 # (needs valgrind)
 set -euo pipefail
@@ -23,7 +24,7 @@ echo "|---|---|---|---|---|---|---|"
 for shape in "${shapes[@]}"; do
     for bytes in ${BYTES:-1000000 10000000}; do
         for side in head tail; do
-            for budget in 512 4096 32768; do
+            for budget in ${BUDGETS:-512 4096 32768}; do
                 ours=$(count ctxbudget "$shape" "$bytes" "$side" "$budget")
                 floor=$(count floor "$shape" "$bytes" "$side" "$budget")
                 # The tiktoken-rs column costs a third more runs: CLASSIC=1 asks for it.

@@ -29,5 +29,5 @@ fuzz_target!(|data: &[u8]| {
         2 => &bytes,
         _ => &tiktoken,
     };
-    trim_checks::check_trim(text, budget, counter, flags);
+    trim_checks::check_trim(text, budget, counter, flags, flags % 4 == 3);
 });

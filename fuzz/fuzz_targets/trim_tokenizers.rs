@@ -79,5 +79,5 @@ fuzz_target!(|data: &[u8]| {
             "split point {at}"
         );
     }
-    trim_checks::check_trim(text, budget, counter, flags);
+    trim_checks::check_trim(text, budget, counter, flags, true);
 });

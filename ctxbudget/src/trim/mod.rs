@@ -345,10 +345,11 @@ where
 ///   on a char boundary, and not on a grapheme boundary only when a single
 ///   grapheme is over the budget ([`Boundary::Char`]);
 /// - trimming the result again to the same budget changes nothing, and a larger
-///   budget never keeps less, except where the counts shrink as the text grows:
-///   byte-pair counts can (in a run of one punctuation mark, 47 bytes may cost 15
-///   `o200k_base` tokens and 45 bytes 16), and there a larger budget can stop a few
-///   bytes short of what a smaller one kept, before a part that costs more than it.
+///   budget never keeps less, except inside one stretch without split points:
+///   there byte-pair counts are not monotone (in a run of one punctuation mark, 47
+///   bytes may cost 15 `o200k_base` tokens and 45 bytes 16), the search finds a
+///   longest part that fits among those it counts, and a larger budget can stop a
+///   few tokens' worth short of what a smaller one kept.
 ///
 /// # Counters that break their contract
 ///
