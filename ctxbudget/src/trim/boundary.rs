@@ -100,6 +100,43 @@ fn between_ascii_non_spaces(text: &str, at: usize) -> bool {
     at > 0 && at < bytes.len() && ascii_non_space(bytes[at - 1]) && ascii_non_space(bytes[at])
 }
 
+/// The UTF-8 lengths of the characters [`between_pictographs`] knows.
+const PICTOGRAPH_LEN: [usize; 2] = [3, 4];
+
+/// Whether byte `at` sits between two characters of emoji sequences that are
+/// neither whitespace nor of a script written without spaces, so that no word starts
+/// or ends there: pictographs of U+1F000–U+1FFFF, the zero-width joiner and the
+/// variation selectors. A check of their UTF-8 bytes that spares decoding both
+/// characters and looking them up in a long run of emoji.
+fn between_pictographs(text: &str, at: usize) -> bool {
+    let bytes = text.as_bytes();
+    let is_plain = |c: &[u8]| {
+        matches!(
+            c,
+            [0xF0, 0x9F, _, _] | [0xE2, 0x80, 0x8D] | [0xEF, 0xB8, 0x8E | 0x8F]
+        )
+    };
+    let after = match bytes.get(at) {
+        Some(0xF0) => bytes.get(at..at + 4),
+        Some(0xE2 | 0xEF) => bytes.get(at..at + 3),
+        _ => None,
+    };
+    let before = PICTOGRAPH_LEN
+        .iter()
+        .filter_map(|&n| at.checked_sub(n).and_then(|start| bytes.get(start..at)))
+        .find(|c| matches!(c.first(), Some(0xE2 | 0xEF | 0xF0)) && c.len() == utf8_len(c[0]));
+    text.is_char_boundary(at) && after.is_some_and(is_plain) && before.is_some_and(is_plain)
+}
+
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xF0..=0xF7 => 4,
+        0xE0..=0xEF => 3,
+        0xC0..=0xDF => 2,
+        _ => 1,
+    }
+}
+
 /// Whether a word starts at byte `at`: the mirror of [`is_word_end`].
 fn is_word_start(text: &str, at: usize) -> bool {
     if between_ascii_non_spaces(text, at) {
@@ -222,6 +259,13 @@ fn find_head_cut(text: &str, boundary: Boundary, limit: usize, floor: usize) -> 
                 while at > 0 && at >= floor && between_ascii_non_spaces(text, at) {
                     at -= 1;
                 }
+                while at > 0 && at >= floor && between_pictographs(text, at) {
+                    at -= PICTOGRAPH_LEN
+                        .iter()
+                        .find(|&&n| text.is_char_boundary(at - n))
+                        .copied()
+                        .unwrap_or(1);
+                }
             }
             None
         }
@@ -299,6 +343,13 @@ fn find_tail_cut(text: &str, boundary: Boundary, limit: usize, floor: usize) -> 
                 while at < len && at <= floor && between_ascii_non_spaces(text, at) {
                     at += 1;
                 }
+                while at < len && at <= floor && between_pictographs(text, at) {
+                    at += PICTOGRAPH_LEN
+                        .iter()
+                        .find(|&&n| text.is_char_boundary(at + n))
+                        .copied()
+                        .unwrap_or(1);
+                }
             }
             None
         }
@@ -324,6 +375,29 @@ fn memrchr(needle: u8, haystack: &[u8]) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+    /// The byte check agrees with the rules it spares: no word starts or ends
+    /// between the characters it names, and it names only those.
+    #[test]
+    fn between_pictographs_is_never_a_word_boundary() {
+        let text = "a 👨\u{200d}👩\u{fe0f}\u{200d}👧🏽🇯🇵\u{fe0e}❤\u{200d}日本 語👋x";
+        for at in (0..=text.len()).filter(|&at| text.is_char_boundary(at)) {
+            if between_pictographs(text, at) {
+                assert!(!is_word_end(text, at) && !is_word_start(text, at), "{at}");
+                let before = text[..at].chars().next_back().unwrap();
+                let after = text[at..].chars().next().unwrap();
+                for c in [before, after] {
+                    assert!(
+                        matches!(c as u32, 0x1F000..=0x1FFFF | 0x200D | 0xFE0E | 0xFE0F),
+                        "{c:?}"
+                    );
+                }
+            }
+        }
+        assert!(between_pictographs("👨\u{200d}👩", 4));
+        assert!(!between_pictographs("👨 👩", 4));
+        assert!(!between_pictographs("❤\u{200d}", 3));
+    }
+
     use super::*;
 
     fn head(text: &str, boundary: Boundary, limit: usize) -> Option<&str> {
