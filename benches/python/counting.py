@@ -40,28 +40,7 @@ parser.add_argument("--rounds", type=int, default=10)
 parser.add_argument("--vocab", help="a local o200k_base.tiktoken file")
 args = parser.parse_args()
 
-
-def install_vocab(vocab):
-    # The same as batch_fit.py's, without running that script's command line.
-    import glob
-    import hashlib
-    import shutil
-    url = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
-    cache = os.environ.get("TIKTOKEN_CACHE_DIR") or os.path.join(
-        tempfile.gettempdir(), "data-gym-cache")
-    os.environ["TIKTOKEN_CACHE_DIR"] = cache
-    target = os.path.join(cache, hashlib.sha1(url.encode()).hexdigest())
-    if os.path.exists(target):
-        return
-    if vocab is None:
-        found = sorted(glob.glob(os.path.expanduser(
-            "~/.cargo/registry/src/*/tiktoken-rs-*/assets/o200k_base.tiktoken")))
-        if not found:
-            sys.exit("no o200k_base.tiktoken: pass --vocab FILE")
-        vocab = found[-1]
-    os.makedirs(cache, exist_ok=True)
-    shutil.copyfile(vocab, target)
-
+from vocab import install_vocab  # noqa: E402  (this directory is on the path)
 
 install_vocab(args.vocab)
 

@@ -20,7 +20,7 @@ fn bodies_round_trip_with_nulls_and_unknown_fields() {
         r#"{"messages": []}"#,
         r#"{"model": null, "messages": [], "tools": null, "functions": null, "n": null}"#,
         r#"{"messages": [{"role": "user", "content": "hi", "x": {"deep": [1, 2.50, "é"]}}],
-            "stream_options": {"include_usage": true}, "seed": 12345678901234567890}"#,
+            "stream_options": {"include_usage": true}, "request_id": 12345678901234567890}"#,
         r#"{"messages": [], "tools": [{"type": "function", "function": {"name": "f",
             "strict": true, "parameters": {"type": "object"}}, "x": 1},
             {"type": "custom", "custom": {"name": "grep", "format": {"type": "text"}}}]}"#,

@@ -141,11 +141,11 @@ impl<'de> Deserialize<'de> for RawJson {
 /// use ctxbudget::request::openai::ChatRequest;
 ///
 /// let request = ChatRequest::from_json(
-///     r#"{"model": "gpt-4o", "messages": [], "temperature": 0.2, "seed": 7}"#,
+///     r#"{"model": "gpt-4o", "messages": [], "temperature": 0.2, "top_p": 0.9}"#,
 /// )?;
 /// assert_eq!(request.extra.get("temperature").map(|t| t.get()), Some("0.2"));
 /// let keys: Vec<&str> = request.extra.iter().map(|(key, _)| key).collect();
-/// assert_eq!(keys, ["temperature", "seed"]);
+/// assert_eq!(keys, ["temperature", "top_p"]);
 /// # Ok::<(), ctxbudget::request::RequestError>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
