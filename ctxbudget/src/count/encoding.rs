@@ -41,27 +41,43 @@ impl FromStr for Encoding {
 
     /// Parses an encoding from its `tiktoken` name: `o200k_base`, `cl100k_base`,
     /// `p50k_base`, `r50k_base`, and the aliases `o200k_harmony`, `p50k_edit` and
-    /// `gpt2`. Names are matched exactly, as `tiktoken.get_encoding` matches them.
+    /// `gpt2`. Case, `-` for `_` and surrounding whitespace do not matter
+    /// (`CL100K-BASE` is `cl100k_base`), so a name typed on a command line parses as
+    /// one from `tiktoken.get_encoding` does.
     ///
     /// ```
     /// use ctxbudget::count::Encoding;
     ///
     /// assert_eq!("o200k_base".parse::<Encoding>()?, Encoding::O200kBase);
     /// assert_eq!("gpt2".parse::<Encoding>()?, Encoding::R50kBase);
+    /// assert_eq!(" CL100K-BASE ".parse::<Encoding>()?, Encoding::Cl100kBase);
     /// for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
     ///     assert_eq!(encoding.name().parse::<Encoding>()?, encoding);
     /// }
     /// # Ok::<(), ctxbudget::count::UnknownEncoding>(())
     /// ```
     fn from_str(name: &str) -> Result<Self, Self::Err> {
+        let wanted = name.trim();
         NAMES
             .iter()
-            .find(|(known, _)| *known == name)
+            .find(|(known, _)| same_name(known, wanted))
             .map(|&(_, encoding)| encoding)
             .ok_or_else(|| UnknownEncoding {
                 name: name.to_owned(),
             })
     }
+}
+
+/// Whether `given` spells `known` (lower case, `_`) up to ASCII case and `-` for `_`.
+fn same_name(known: &str, given: &str) -> bool {
+    known.len() == given.len()
+        && known.bytes().zip(given.bytes()).all(|(k, g)| {
+            let g = match g.to_ascii_lowercase() {
+                b'-' => b'_',
+                other => other,
+            };
+            k == g
+        })
 }
 
 #[cfg(test)]
@@ -73,8 +89,18 @@ mod tests {
         for (name, encoding) in NAMES {
             assert_eq!(name.parse::<Encoding>(), Ok(encoding));
             assert_eq!(encoding.name().parse::<Encoding>(), Ok(encoding));
+            let shouted = name.to_ascii_uppercase().replace('_', "-");
+            assert_eq!(format!(" {shouted}\n").parse::<Encoding>(), Ok(encoding));
         }
-        for wrong in ["", "O200K_BASE", " o200k_base", "o200k", "cl100k"] {
+        for wrong in [
+            "",
+            "o200k",
+            "cl100k",
+            "o200k__base",
+            "o200k base",
+            "gpt-2",
+            "gpt2x",
+        ] {
             assert_eq!(
                 wrong.parse::<Encoding>(),
                 Err(UnknownEncoding {
