@@ -7,15 +7,20 @@ use clap::Args;
 
 use crate::counter::CounterArgs;
 use crate::error::CliError;
-use crate::fit::count_body;
-use crate::input::{Output, Source};
+use crate::fit::{FormatArg, count_body};
+use crate::input::{Output, Source, eprint_line, warn};
 
 const EXAMPLES: &str = "\
 Examples:
   ctxbudget count README.md
   cat notes.txt | ctxbudget count --encoding cl100k_base
   ctxbudget count --tokenizer llama-3.1/tokenizer.json docs/*.md
-  ctxbudget count --chat --model claude-sonnet-4-5 request.json";
+  ctxbudget count --chat request.json
+  ctxbudget count --chat --model claude-sonnet-4-5 --format anthropic request.json
+
+With --chat and no --model, --encoding or --tokenizer, the body's own `model` chooses
+the counter; for a model the catalogue does not know, o200k_base counts and a warning
+on standard error says the count is not exact.";
 
 /// Count the tokens of files or standard input
 #[derive(Debug, Args)]
@@ -28,6 +33,9 @@ pub struct CountArgs {
     /// messages with their overhead, tool definitions, images
     #[arg(long)]
     chat: bool,
+    /// With --chat: the body's wire format [default: detected from the body]
+    #[arg(long, value_enum, requires = "chat")]
+    format: Option<FormatArg>,
     /// The files to count; `-` or none reads standard input. With several files, one
     /// `COUNT<TAB>PATH` line each and a total
     #[arg(value_name = "FILE")]
@@ -38,7 +46,6 @@ pub struct CountArgs {
 /// their total. A file that cannot be read is reported and the others are still
 /// counted; the exit code is then 1.
 pub fn run(args: &CountArgs) -> Result<ExitCode, CliError> {
-    let counter = args.counter.load()?;
     let mut out = Output::stdout();
     if args.chat {
         if args.files.len() > 1 {
@@ -46,12 +53,17 @@ pub fn run(args: &CountArgs) -> Result<ExitCode, CliError> {
                 "`--chat` counts one request body: pass one file (or `-` for standard input)",
             ));
         }
+        let counters = args.counter.for_requests()?;
         let source = Source::from_arg(args.files.first().map(PathBuf::as_path));
-        let tokens = count_body(&source.read_text()?, None, &counter)?;
+        let (tokens, warning) = count_body(&source.read_text()?, args.format, &counters)?;
         out.write(format!("{tokens}\n").as_bytes())?;
         out.flush()?;
+        if let Some(warning) = warning {
+            warn(&warning)?;
+        }
         return Ok(ExitCode::SUCCESS);
     }
+    let counter = args.counter.load()?;
     if args.files.len() <= 1 {
         let source = Source::from_arg(args.files.first().map(PathBuf::as_path));
         let text = source.read_text()?;
@@ -71,7 +83,7 @@ pub fn run(args: &CountArgs) -> Result<ExitCode, CliError> {
             }
             Err(error) => {
                 out.flush()?;
-                eprintln!("error: {error}");
+                eprint_line(&format!("error: {error}"))?;
                 failed = true;
             }
         }

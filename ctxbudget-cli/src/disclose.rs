@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::counter::CounterArgs;
 use crate::error::CliError;
-use crate::input::{Output, Source};
+use crate::input::{Output, Source, eprint_line};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -76,7 +76,7 @@ pub fn run(args: &DiscloseArgs) -> Result<ExitCode, CliError> {
             "truncated": disclosed.truncated,
             "counter": counter.name(),
         });
-        eprintln!("{report}");
+        eprint_line(&report.to_string())?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -9,14 +9,14 @@ use ctxbudget::models::Model;
 use ctxbudget::request::anthropic::MessagesRequest;
 use ctxbudget::request::openai::ChatRequest;
 use ctxbudget::request::{
-    DEFAULT_OUTPUT, FittedRequest, RequestCount, RequestError, RequestFitter, RequestFormat,
-    RequestReport, WireRequest, detect_format,
+    DEFAULT_OUTPUT, FittedRequest, RequestError, RequestFitter, RequestFormat, RequestReport,
+    WireRequest, detect_format,
 };
 use serde_json::json;
 
-use crate::counter::{Counter, CounterArgs, lookup_model};
+use crate::counter::{Chosen, CounterArgs, RequestCounters, lookup_model};
 use crate::error::CliError;
-use crate::input::{Output, Source};
+use crate::input::{Output, Source, eprint_line};
 
 const EXAMPLES: &str = "\
 The body's format is detected (a top-level `system`, Anthropic's block types, OpenAI's
@@ -24,7 +24,11 @@ roles and parts) unless --format says it. Whole messages are removed, oldest fir
 system messages, the latest user message and every tool call with its results stay.
 --model sets the counter and the limit: the model's window less the body's
 `max_tokens` (or `max_completion_tokens`), else less the model's output limit (4,096
-for models whose output shares the window).
+for models whose output shares the window); the report gives that reservation with
+or without a lower --max-input.
+Without --model, --encoding or --tokenizer the body's own `model` chooses the
+counter; a model the catalogue does not know is counted with o200k_base, and the
+report warns that the counts are not exact.
 The fitted body goes to standard output, the report to standard error.
 Exit codes: 0 it fits (trimmed or not), 1 bad input, 2 what must stay is over the limit.
 
@@ -62,7 +66,8 @@ pub enum Request {
 }
 
 impl Request {
-    /// Reads `body` in `format`, or in the format detected from the body.
+    /// Reads `body` in `format`, or in the format the library's
+    /// [`detect_format`] reads from the body.
     ///
     /// # Errors
     ///
@@ -82,13 +87,24 @@ impl Request {
         request.map_err(|e| CliError::input(e.to_string()))
     }
 
-    /// What the request costs as its provider bills its input.
-    pub fn count(&self, counter: &Counter) -> RequestCount {
-        let fitter = RequestFitter::new(counter.get());
+    /// The body's `model`, if it has one.
+    pub fn model(&self) -> Option<&str> {
         match self {
+            Request::OpenAi(request) => request.model(),
+            Request::Anthropic(request) => request.model(),
+        }
+    }
+
+    /// What the request costs as its provider bills its input, counted with its
+    /// model's counter (see [`RequestCounters::for_body`]), and the counter's warning.
+    pub fn count(&self, counters: &RequestCounters) -> (usize, Chosen) {
+        let chosen = counters.for_body(self.model());
+        let fitter = RequestFitter::new(chosen.counter.get());
+        let count = match self {
             Request::OpenAi(request) => fitter.count(request),
             Request::Anthropic(request) => fitter.count(request),
-        }
+        };
+        (count.tokens, chosen)
     }
 }
 
@@ -108,9 +124,9 @@ pub struct FitSpec {
 }
 
 /// A loaded [`FitSpec`]: fits requests, on any thread.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Fitter {
-    counter: Counter,
+    counters: RequestCounters,
     model: Option<&'static Model>,
     max_input: Option<usize>,
     format: Option<FormatArg>,
@@ -123,6 +139,11 @@ pub struct Fitted {
     pub json: String,
     /// What fitting did.
     pub report: RequestReport,
+    /// The counter's name, as reports give it.
+    pub counter: String,
+    /// Why the counts are not exact for the body's model, when the counter is not
+    /// its own.
+    pub warning: Option<String>,
 }
 
 impl FitSpec {
@@ -146,7 +167,7 @@ impl FitSpec {
             ));
         }
         Ok(Fitter {
-            counter: self.counter.load()?,
+            counters: self.counter.for_requests()?,
             model,
             max_input: self.max_input,
             format: self.format,
@@ -155,51 +176,66 @@ impl FitSpec {
 }
 
 impl Fitter {
-    /// The counter.
-    pub fn counter(&self) -> &Counter {
-        &self.counter
-    }
-
-    /// Reads `body` and fits it.
+    /// Reads `body` and fits it, counted with its model's counter (see
+    /// [`RequestCounters::for_body`]).
     ///
     /// # Errors
     ///
     /// Bad input (exit code 1) for a body that is not a valid request, and "does not
     /// fit" (exit code 2) when what must stay is over the limit.
     pub fn fit_body(&self, body: &str) -> Result<Fitted, CliError> {
-        match Request::parse(body, self.format)? {
-            Request::OpenAi(request) => self.fit(request).map(|f| Fitted {
-                json: f.request.to_json(),
-                report: f.report,
-            }),
-            Request::Anthropic(request) => self.fit(request).map(|f| Fitted {
-                json: f.request.to_json(),
-                report: f.report,
-            }),
-        }
+        let request = Request::parse(body, self.format)?;
+        let chosen = self.counters.for_body(request.model());
+        let (json, mut report) = match request {
+            Request::OpenAi(request) => self
+                .fit(request, &chosen)
+                .map(|f| (f.request.to_json(), f.report))?,
+            Request::Anthropic(request) => self
+                .fit(request, &chosen)
+                .map(|f| (f.request.to_json(), f.report))?,
+        };
+        // A count made with another model's tokenizer is never "exact".
+        report.exactness = chosen.counter.exactness_for(chosen.warning.is_some());
+        Ok(Fitted {
+            json,
+            report,
+            counter: chosen.counter.name().to_owned(),
+            warning: chosen.warning,
+        })
     }
 
-    fn fit<R: WireRequest>(&self, request: R) -> Result<FittedRequest<R>, CliError> {
-        let mut fitter = RequestFitter::new(self.counter.get()).with_count_dropped(true);
+    fn fit<R: WireRequest>(
+        &self,
+        request: R,
+        chosen: &Chosen,
+    ) -> Result<FittedRequest<R>, CliError> {
+        let mut fitter = RequestFitter::new(chosen.counter.get()).with_count_dropped(true);
+        // With a model, the report gives the output its window reserves, whether or
+        // not --max-input lowers the limit further: one limit, one wording.
+        let mut reserved = None;
         if let Some(model) = self.model {
-            fitter = fitter.with_window(
-                model.context_window(),
-                model.max_output_tokens().unwrap_or(DEFAULT_OUTPUT),
-            );
-        }
-        if let Some(max_input) = self.max_input {
-            let limit = match self.model {
-                Some(_) => fitter
+            fitter = fitter.with_window(model.context_window(), default_output(model));
+            if let Some(max_input) = self.max_input {
+                let (limit, output) = fitter
                     .input_limit(&request)
-                    .map_err(|e| request_error(&e))?
-                    .0
-                    .min(max_input),
-                None => max_input,
-            };
-            fitter = fitter.with_max_input(limit);
+                    .map_err(|e| request_error(&e))?;
+                fitter = fitter.with_max_input(limit.min(max_input));
+                reserved = Some(output);
+            }
+        } else if let Some(max_input) = self.max_input {
+            fitter = fitter.with_max_input(max_input);
         }
-        fitter.fit(request).map_err(|e| request_error(&e))
+        let mut result = fitter.fit(request).map_err(|e| request_error(&e))?;
+        if let Some(output) = reserved {
+            result.report.output_reserved = output;
+        }
+        Ok(result)
     }
+}
+
+/// The output reserved from `model`'s window when the body sets no output limit.
+fn default_output(model: &Model) -> usize {
+    model.max_output_tokens().unwrap_or(DEFAULT_OUTPUT)
 }
 
 /// The library's message, with the exit code that goes with it: 2 when the request
@@ -237,15 +273,21 @@ pub fn run(args: &FitArgs) -> Result<ExitCode, CliError> {
     out.write(b"\n")?;
     out.flush()?;
     if args.report_json {
-        eprintln!("{}", report_json(&fitted.report, spec.counter()));
+        eprint_line(&report_json(&fitted))?;
     } else {
-        eprintln!("{}", fitted.report);
+        let mut table = fitted.report.to_string();
+        if let Some(warning) = &fitted.warning {
+            table.push_str("\n  warning: ");
+            table.push_str(warning);
+        }
+        eprint_line(&table)?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// The report as one line of JSON.
-pub fn report_json(report: &RequestReport, counter: &Counter) -> String {
+pub fn report_json(fitted: &Fitted) -> String {
+    let report = &fitted.report;
     let dropped: Vec<serde_json::Value> = report
         .dropped
         .iter()
@@ -274,16 +316,23 @@ pub fn report_json(report: &RequestReport, counter: &Counter) -> String {
         "estimate": report.is_estimate(),
         "exactness": report.exactness.as_str(),
         "assumptions": assumptions,
-        "counter": counter.name(),
+        "counter": fitted.counter,
+        "warnings": fitted.warning.iter().collect::<Vec<_>>(),
     })
     .to_string()
 }
 
-/// `count --chat`: the input tokens of a request body, as its provider bills them.
+/// `count --chat`: the input tokens of a request body, as its provider bills them,
+/// and why they are not exact for its model when they are not.
+///
+/// # Errors
+///
+/// A body that is not a request of the format (or of the format detected).
 pub fn count_body(
     body: &str,
     format: Option<FormatArg>,
-    counter: &Counter,
-) -> Result<usize, CliError> {
-    Ok(Request::parse(body, format)?.count(counter).tokens)
+    counters: &RequestCounters,
+) -> Result<(usize, Option<String>), CliError> {
+    let (tokens, chosen) = Request::parse(body, format)?.count(counters);
+    Ok((tokens, chosen.warning))
 }

@@ -1,4 +1,6 @@
-//! Reading the input: a file, or standard input for `-` or no file, as UTF-8 text.
+//! Reading the input (a file, or standard input for `-` or no file, as UTF-8 text
+//! without a byte order mark) and writing to standard output and standard error, every
+//! write checked.
 
 use std::fmt;
 use std::io::{self, Read, Write};
@@ -54,7 +56,8 @@ impl Source {
         }
     }
 
-    /// Reads the whole input as UTF-8 text.
+    /// Reads the whole input as UTF-8 text, without the byte order mark a file may
+    /// start with (see [`strip_bom`]).
     ///
     /// # Errors
     ///
@@ -62,8 +65,11 @@ impl Source {
     /// message with the line and byte offset of the first bad byte.
     pub fn read_text(&self) -> Result<String, CliError> {
         let bytes = self.read_bytes()?;
-        String::from_utf8(bytes)
-            .map_err(|error| not_utf8(self, error.as_bytes(), &error.utf8_error()))
+        let mut text = String::from_utf8(bytes)
+            .map_err(|error| not_utf8(self, error.as_bytes(), &error.utf8_error()))?;
+        let bom = text.len() - strip_bom(text.as_bytes()).len();
+        text.drain(..bom);
+        Ok(text)
     }
 }
 
@@ -76,10 +82,35 @@ impl fmt::Display for Source {
     }
 }
 
-/// The message for a file that cannot be opened or read.
+/// The UTF-8 byte order mark. Every reader skips it at the start of its input: it
+/// marks the encoding and is not text.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `bytes` without the UTF-8 byte order mark they may start with: the one place every
+/// command's input loses it (whole texts and bodies, and the first line of `batch`).
+pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(BOM).unwrap_or(bytes)
+}
+
+/// The message for an input that cannot be opened or read, where `-` would read
+/// standard input instead.
 pub fn cannot_read(path: &Path, error: &io::Error) -> CliError {
+    cannot(
+        path,
+        error,
+        "; check the path (or pass `-` to read standard input)",
+    )
+}
+
+/// The message for a file that cannot be opened or read (a tokenizer file: standard
+/// input is no alternative).
+pub fn cannot_open(path: &Path, error: &io::Error) -> CliError {
+    cannot(path, error, "; check the path")
+}
+
+fn cannot(path: &Path, error: &io::Error, not_found: &str) -> CliError {
     let fix = match error.kind() {
-        io::ErrorKind::NotFound => "; check the path (or pass `-` to read standard input)",
+        io::ErrorKind::NotFound => not_found,
         io::ErrorKind::PermissionDenied => "; check the file's permissions",
         _ => "",
     };
@@ -111,7 +142,8 @@ fn not_utf8(source: &Source, bytes: &[u8], error: &std::str::Utf8Error) -> CliEr
 }
 
 /// Standard output, buffered, where a reader that went away (`| head`) ends the
-/// command quietly instead of with an error.
+/// command quietly instead of with an error, and any other failed write (a full
+/// disk) is an error: exit code 1.
 pub struct Output {
     out: io::BufWriter<io::StdoutLock<'static>>,
 }
@@ -149,6 +181,34 @@ impl fmt::Debug for Output {
     }
 }
 
+/// Writes `text` and a line end to standard error: a report, a warning, a message.
+///
+/// # Errors
+///
+/// When standard error cannot be written (a full disk): exit code 1, with a message
+/// that can only be tried on standard error again.
+pub fn eprint_line(text: &str) -> Result<(), CliError> {
+    let mut err = io::stderr().lock();
+    err.write_all(text.as_bytes())
+        .and_then(|()| err.write_all(b"\n"))
+        .and_then(|()| err.flush())
+        .map_err(|error| {
+            CliError::input(format!(
+                "cannot write to standard error: {}",
+                io_message(&error)
+            ))
+        })
+}
+
+/// Writes `warning: TEXT` to standard error.
+///
+/// # Errors
+///
+/// As [`eprint_line`].
+pub fn warn(text: &str) -> Result<(), CliError> {
+    eprint_line(&format!("warning: {text}"))
+}
+
 fn write_error(error: &io::Error) -> CliError {
     if error.kind() == io::ErrorKind::BrokenPipe {
         // The reader has what it wanted (`ctxbudget trim ... | head`): stop quietly.
@@ -158,4 +218,17 @@ fn write_error(error: &io::Error) -> CliError {
         "cannot write to standard output: {}",
         io_message(error)
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_leading_byte_order_mark_is_skipped() {
+        assert_eq!(strip_bom(b"\xEF\xBB\xBFtext"), b"text");
+        assert_eq!(strip_bom(b"text\xEF\xBB\xBF"), b"text\xEF\xBB\xBF");
+        assert_eq!(strip_bom(b"\xEF\xBB"), b"\xEF\xBB");
+        assert_eq!(strip_bom(b""), b"");
+    }
 }

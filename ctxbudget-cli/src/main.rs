@@ -4,8 +4,8 @@
 //! Every command is a thin layer over the `ctxbudget` library: the counting and
 //! cutting are the library's, this crate reads files, parses arguments and prints.
 //!
-//! Exit codes: 0 success, 1 bad input or arguments, 2 valid input that cannot fit
-//! its budget.
+//! Exit codes: 0 success, 1 bad input or arguments (or output that could not be
+//! written), 2 valid input that cannot fit its budget.
 
 mod batch;
 mod count;
@@ -32,8 +32,10 @@ Examples:
   ctxbudget models claude
 
 Counting uses the o200k_base encoding (GPT-4o, GPT-4.1, GPT-5) unless --encoding,
---tokenizer or --model says otherwise.
-Exit codes: 0 success, 1 bad input or arguments, 2 valid input that cannot fit.";
+--tokenizer or --model says otherwise; a request body (fit, count --chat, batch fit)
+is counted with its own model's tokenizer.
+Exit codes: 0 success, 1 bad input or arguments (or output that could not be
+written), 2 valid input that cannot fit.";
 
 /// Count, trim and disclose text within a token budget
 #[derive(Debug, Parser)]
@@ -66,9 +68,10 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(error) => {
             // `--help` and `--version` print to stdout and succeed; a usage error
-            // is bad input (exit code 1, not clap's 2, which means "does not fit").
-            let _ = error.print();
-            return if error.use_stderr() {
+            // is bad input (exit code 1, not clap's 2, which means "does not fit"),
+            // and so is help that could not be written.
+            let printed = error.print();
+            return if error.use_stderr() || printed.is_err() {
                 ExitCode::from(EXIT_BAD_INPUT)
             } else {
                 ExitCode::SUCCESS
@@ -78,7 +81,8 @@ fn main() -> ExitCode {
     match run(&cli) {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {error}");
+            // Where standard error cannot be written either, the exit code says it.
+            let _ = input::eprint_line(&format!("error: {error}"));
             error.exit_code()
         }
     }

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use crate::counter::{Counter, CounterArgs};
 use crate::error::CliError;
-use crate::input::{Output, Source};
+use crate::input::{Output, Source, eprint_line};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -112,7 +112,8 @@ pub struct TrimArgs {
 }
 
 /// Writes the trimmed text, byte for byte a prefix or suffix of the input (for
-/// `--keep both`, a prefix, the marker and a suffix), with nothing added.
+/// `--keep both`, a prefix, the marker and a suffix), with nothing added; a byte
+/// order mark the input starts with is not part of the text.
 pub fn run(args: &TrimArgs) -> Result<ExitCode, CliError> {
     let options = args.spec.options()?;
     let counter = args.counter.load()?;
@@ -122,7 +123,7 @@ pub fn run(args: &TrimArgs) -> Result<ExitCode, CliError> {
     out.write(trimmed.text().as_bytes())?;
     out.flush()?;
     if args.report {
-        eprintln!("{}", report(&text, &trimmed, &counter, args.spec.keep));
+        eprint_line(&report(&text, &trimmed, &counter, args.spec.keep))?;
     }
     Ok(ExitCode::SUCCESS)
 }

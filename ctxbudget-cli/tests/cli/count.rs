@@ -3,7 +3,7 @@
 use ctxbudget::count::{HuggingFace, Tekken};
 use ctxbudget::{TokenCounter, count::Tiktoken};
 
-use crate::support::{TempDir, arg, fixture, fixture_text, run, run_with};
+use crate::support::{TempDir, arg, fixture, fixture_text, multilingual_body, run, run_with};
 
 #[test]
 fn a_file_and_standard_input_print_the_count() {
@@ -104,11 +104,74 @@ fn encodings_and_models_choose_the_counter() {
 fn an_unknown_encoding_or_model_fails_with_what_to_use() {
     run(&["count", "--encoding", "o300k_base"], b"x").fails(
         1,
-        "unknown encoding `o300k_base`: use one of o200k_base, cl100k_base",
+        "unknown tiktoken encoding `o300k_base`: expected one of `o200k_base`, `cl100k_base`",
     );
     run(&["count", "--model", "my-llama"], b"x").fails(1, "unknown model `my-llama`");
+    // A name far longer than any in the catalogue is not looked up.
+    let long = "anthropic.".repeat(10_000);
+    let out = run(&["count", "--model", &long], b"x");
+    out.fails(
+        1,
+        "a name of 100000 bytes, longer than any of the catalogue's",
+    );
+    assert!(out.stderr.len() < 400, "{} bytes", out.stderr.len());
     // Two counters at once is a usage error, also exit code 1.
     run(&["count", "-e", "cl100k_base", "-m", "gpt-4"], b"x").fails(1, "cannot be used with");
+}
+
+#[test]
+fn encodings_are_named_as_the_library_names_them() {
+    // One parser, the library's: names the CLI's own table lacked parse too.
+    let text = "Encodings differ: ünïcödé, emoji 🦀, and code `fn main() {}`.";
+    let p50k = Tiktoken::p50k_base().count(text);
+    let o200k = Tiktoken::o200k_base().count(text);
+    assert_ne!(p50k, o200k);
+    for name in ["p50k_edit", "P50K-EDIT", "p50k_base"] {
+        assert_eq!(
+            run(&["count", "-e", name], text.as_bytes()).ok(),
+            format!("{p50k}\n"),
+            "{name}"
+        );
+    }
+    assert_eq!(
+        run(&["count", "-e", "o200k_harmony"], text.as_bytes()).ok(),
+        format!("{o200k}\n")
+    );
+}
+
+#[test]
+fn a_byte_order_mark_is_not_counted() {
+    let text = "Hello, world! A byte order mark is not text.";
+    let expected = format!("{}\n", Tiktoken::o200k_base().count(text));
+    assert_ne!(
+        Tiktoken::o200k_base().count(&format!("\u{feff}{text}")),
+        Tiktoken::o200k_base().count(text),
+        "the mark would change the count"
+    );
+    assert_eq!(
+        run(&["count"], format!("\u{feff}{text}").as_bytes()).ok(),
+        expected
+    );
+    let dir = TempDir::new();
+    let file = dir.file("bom.txt", format!("\u{feff}{text}"));
+    assert_eq!(run(&["count", arg(&file)], b"").ok(), expected);
+}
+
+#[test]
+fn a_tokenizer_is_never_read_from_standard_input() {
+    let out = run(&["count", "--tokenizer", "-"], b"text");
+    out.fails(
+        1,
+        "`--tokenizer -`: a tokenizer is read from a file, not standard input",
+    );
+    assert!(!out.stderr.contains("pass `-` to read"), "{}", out.stderr);
+    // A missing tokenizer file does not suggest `-` either.
+    let out = run(&["count", "--tokenizer", "no/such/tokenizer.json"], b"text");
+    out.fails(
+        1,
+        "cannot read `no/such/tokenizer.json`: No such file or directory; check the path",
+    );
+    assert!(!out.stderr.contains("standard input"), "{}", out.stderr);
 }
 
 #[test]
@@ -221,6 +284,7 @@ fn chat_counts_a_request_body_as_the_provider_bills_it() {
         format!("{expected}\n")
     );
     run(&["count", "--chat"], b"{\"messages\": [}").fails(1, "line 1 column");
+    run(&["count", "--format", "openai"], b"x").fails(1, "--chat");
     run(&["count", "--chat", arg(&openai), arg(&anthropic)], b"")
         .fails(1, "`--chat` counts one request body");
 }
@@ -242,4 +306,78 @@ fn models_of_the_catalogue_count_with_their_tokenizer() {
         .fails(1, "did you mean `claude-sonnet-4-5`");
     // A model whose tokenizer is a file: the message says to pass it.
     run(&["count", "--model", "llama-3.1-8b"], b"x").fails(1, "--tokenizer tokenizer.json");
+}
+
+#[test]
+fn chat_counts_a_body_with_its_own_models_tokenizer() {
+    use ctxbudget::request::RequestFitter;
+    use ctxbudget::request::openai::ChatRequest;
+
+    let body = multilingual_body("gpt-4");
+    let request = ChatRequest::from_json(&body).unwrap();
+    let cl100k = RequestFitter::new(Tiktoken::cl100k_base())
+        .count(&request)
+        .tokens;
+    let o200k = RequestFitter::new(Tiktoken::o200k_base())
+        .count(&request)
+        .tokens;
+    assert!(cl100k > o200k + o200k / 10, "{cl100k} against {o200k}");
+    let out = run(&["count", "--chat"], body.as_bytes());
+    assert_eq!(out.ok(), format!("{cl100k}\n"));
+    assert!(out.stderr.is_empty(), "{}", out.stderr);
+    // A model the catalogue does not know: the default, with a warning.
+    let body = multilingual_body("my-gateway-model");
+    let out = run(&["count", "--chat"], body.as_bytes());
+    assert_eq!(out.ok(), format!("{o200k}\n"));
+    assert!(
+        out.stderr.starts_with(
+            "warning: the body's model `my-gateway-model` is not in the catalogue: counted \
+             with o200k_base"
+        ),
+        "{}",
+        out.stderr
+    );
+    // An encoding named on the command line counts, with a warning when the body's
+    // model uses another.
+    let body = multilingual_body("gpt-4");
+    let out = run(&["count", "--chat", "-e", "o200k_base"], body.as_bytes());
+    assert_eq!(out.ok(), format!("{o200k}\n"));
+    assert!(
+        out.stderr
+            .contains("`gpt-4` counts with tiktoken cl100k_base, not o200k_base"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn chat_takes_the_format_as_fit_does() {
+    use ctxbudget::request::RequestFitter;
+    use ctxbudget::request::anthropic::MessagesRequest;
+    use ctxbudget::request::openai::ChatRequest;
+
+    // A top-level `system`: detected as Anthropic's; as OpenAI's it is a field the
+    // format does not know, and not counted.
+    let body = r#"{"model": "gpt-4o", "max_tokens": 100,
+        "system": "You are a helpful assistant that answers briefly.",
+        "messages": [{"role": "user", "content": "Hello there"}]}"#;
+    let counter = Tiktoken::o200k_base();
+    let openai = RequestFitter::new(&counter)
+        .count(&ChatRequest::from_json(body).unwrap())
+        .tokens;
+    let anthropic = RequestFitter::new(&counter)
+        .count(&MessagesRequest::from_json(body).unwrap())
+        .tokens;
+    assert_ne!(openai, anthropic);
+    let count = |format: &str| {
+        run(&["count", "--chat", "--format", format], body.as_bytes())
+            .ok()
+            .to_owned()
+    };
+    assert_eq!(count("anthropic"), format!("{anthropic}\n"));
+    assert_eq!(count("openai"), format!("{openai}\n"));
+    assert_eq!(
+        run(&["count", "--chat"], body.as_bytes()).ok(),
+        format!("{anthropic}\n")
+    );
 }

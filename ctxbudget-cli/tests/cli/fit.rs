@@ -150,7 +150,9 @@ fn format_overrides_detection() {
 #[test]
 fn what_must_stay_over_the_limit_exits_2_with_how_much() {
     let input = MessagesRequest::from_json(&body(ANTHROPIC)).unwrap();
-    let err = RequestFitter::new(Tiktoken::o200k_base())
+    // Counted with the body's model's counter (Claude's upper estimate).
+    let claude = Model::lookup(input.model().unwrap()).unwrap();
+    let err = RequestFitter::new(claude.counter().unwrap())
         .with_max_input(10)
         .fit(input)
         .unwrap_err();
@@ -239,4 +241,157 @@ fn a_model_whose_tokenizer_is_a_file_takes_the_file_and_gives_the_window() {
         b"",
     )
     .fails(1, "cannot be used with");
+}
+
+#[test]
+fn a_body_is_fitted_with_its_own_models_tokenizer() {
+    use crate::support::multilingual_body;
+
+    let body = multilingual_body("gpt-4");
+    let request = ChatRequest::from_json(&body).unwrap();
+    let cl100k = RequestFitter::new(Tiktoken::cl100k_base())
+        .count(&request)
+        .tokens;
+    let o200k = RequestFitter::new(Tiktoken::o200k_base())
+        .count(&request)
+        .tokens;
+    assert!(cl100k > o200k, "{cl100k} against {o200k}");
+    // A limit the body fits under o200k_base but not under gpt-4's cl100k_base.
+    let limit = o200k.to_string();
+    let out = run(
+        &["fit", "--max-input", &limit, "--report-json"],
+        body.as_bytes(),
+    );
+    let fitted = ChatRequest::from_json(out.ok()).unwrap();
+    let report = json(&out.stderr);
+    assert_eq!(report["tokens_before"], cl100k);
+    assert_eq!(report["trimmed"], true, "{report}");
+    let after = RequestFitter::new(Tiktoken::cl100k_base())
+        .count(&fitted)
+        .tokens;
+    assert_eq!(report["tokens_after"], after);
+    assert!(after <= o200k);
+    assert_eq!(report["exactness"], "exact");
+    assert_eq!(report["counter"], "gpt-4 (tiktoken cl100k_base)");
+    assert_eq!(report["warnings"], serde_json::json!([]));
+    // The table says so too.
+    let out = run(&["fit", "--max-input", &limit], body.as_bytes());
+    out.ok();
+    assert!(
+        out.stderr
+            .starts_with("OpenAI Chat Completions request for gpt-4, counted exactly"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_count_with_another_models_tokenizer_is_never_exact() {
+    use crate::support::multilingual_body;
+
+    // An unknown model: the default counter, and a warning.
+    let body = multilingual_body("my-gateway-model");
+    let out = run(&["fit", "--max-input", "100000"], body.as_bytes());
+    out.ok();
+    assert!(!out.stderr.contains("exactly"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "\n  warning: the body's model `my-gateway-model` is not in the catalogue: \
+             counted with o200k_base"
+        ),
+        "{}",
+        out.stderr
+    );
+    let out = run(
+        &["fit", "--max-input", "100000", "--report-json"],
+        body.as_bytes(),
+    );
+    out.ok();
+    let report = json(&out.stderr);
+    assert_eq!(report["exactness"], "estimate");
+    assert_eq!(report["estimate"], true);
+    assert_eq!(report["warnings"].as_array().unwrap().len(), 1);
+    // An encoding that is not the body's model's.
+    let body = multilingual_body("gpt-4");
+    for counter in [&["-e", "o200k_base"][..], &["--model", "gpt-4o"]] {
+        let args = [&["fit", "--max-input", "100000"][..], counter].concat();
+        let out = run(&args, body.as_bytes());
+        out.ok();
+        assert!(
+            !out.stderr.contains("exactly"),
+            "{counter:?}: {}",
+            out.stderr
+        );
+        assert!(
+            out.stderr
+                .contains("warning: the body's model `gpt-4` counts with tiktoken cl100k_base"),
+            "{counter:?}: {}",
+            out.stderr
+        );
+    }
+    // The body's own encoding named: exact, no warning.
+    let out = run(
+        &["fit", "--max-input", "100000", "-e", "cl100k_base"],
+        body.as_bytes(),
+    );
+    out.ok();
+    assert!(out.stderr.contains("counted exactly"), "{}", out.stderr);
+    assert!(!out.stderr.contains("warning"), "{}", out.stderr);
+}
+
+#[test]
+fn the_output_reserved_reads_the_same_whatever_sets_the_limit() {
+    let path = request_fixture(OPENAI);
+    let reports: Vec<Value> = [&[][..], &["--max-input", "10000000"]]
+        .iter()
+        .map(|extra| {
+            let args = [
+                &["fit", "--model", "gpt-4o", "--report-json"][..],
+                extra,
+                &[arg(&path)],
+            ]
+            .concat();
+            let out = run(&args, b"");
+            out.ok();
+            json(&out.stderr)
+        })
+        .collect();
+    assert_eq!(reports[0]["limit"], reports[1]["limit"]);
+    assert_eq!(reports[0]["output_reserved"], reports[1]["output_reserved"]);
+    assert_ne!(reports[0]["output_reserved"], 0);
+    // A lower --max-input lowers the limit; the window still reserves the same.
+    let out = run(
+        &[
+            "fit",
+            "--model",
+            "gpt-4o",
+            "--max-input",
+            "20000",
+            "--report-json",
+            arg(&path),
+        ],
+        b"",
+    );
+    out.ok();
+    let lower = json(&out.stderr);
+    assert_eq!(lower["limit"], 20_000);
+    assert_eq!(lower["output_reserved"], reports[0]["output_reserved"]);
+    let table = |extra: &[&str]| {
+        let args = [&["fit", "--model", "gpt-4o"][..], extra, &[arg(&path)]].concat();
+        let out = run(&args, b"");
+        out.ok();
+        out.stderr
+            .lines()
+            .find(|line| line.contains("reserved for output"))
+            .map(str::to_owned)
+            .unwrap()
+    };
+    assert_eq!(table(&[]), table(&["--max-input", "10000000"]));
+}
+
+#[test]
+fn a_byte_order_mark_before_a_body_is_skipped() {
+    let body = format!("\u{feff}{}", body(OPENAI));
+    let out = run(&["fit", "--max-input", "100000"], body.as_bytes());
+    assert_eq!(json(out.ok()), json(&body[3..]));
 }

@@ -46,12 +46,30 @@ pub fn run(args: &[&str], stdin: &[u8]) -> Run {
     run_with(args, stdin, &[])
 }
 
+/// The `ctxbudget ARGS` command, its streams left for the caller to set.
+pub fn command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ctxbudget"));
+    command.args(args).env_remove("RAYON_NUM_THREADS");
+    command
+}
+
+/// The exit code of a finished child.
+pub fn code(status: std::process::ExitStatus) -> i32 {
+    status.code().expect("an exit code, not a signal")
+}
+
+/// `/dev/full` opened for writing: every write fails with "No space left on device".
+pub fn full_disk() -> std::fs::File {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full is writable")
+}
+
 /// Runs `ctxbudget ARGS` with `stdin` and extra environment variables.
 pub fn run_with(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Run {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_ctxbudget"));
+    let mut command = command(args);
     command
-        .args(args)
-        .env_remove("RAYON_NUM_THREADS")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -134,4 +152,22 @@ pub fn request_fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../tests/fixtures/requests")
         .join(name)
+}
+
+/// A request body for `model` with text whose `cl100k_base` and `o200k_base` counts
+/// differ by far (multilingual text, as in the issue).
+pub fn multilingual_body(model: &str) -> String {
+    let text = "Привет, как дела? これは日本語の文章です。 नमस्ते, आप कैसे हैं? \
+                Ελληνικά κείμενα και 한국어 문장도 있습니다. "
+        .repeat(20);
+    serde_json::json!({
+        "model": model,
+        "messages": [
+            {"role": "system", "content": "Answer in the user's language."},
+            {"role": "user", "content": text},
+            {"role": "assistant", "content": text},
+            {"role": "user", "content": "And in one word?"}
+        ]
+    })
+    .to_string()
 }
