@@ -2,8 +2,8 @@
 //! input order, every line accounted for.
 
 use std::fmt::Write as _;
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
 use crate::error::{CliError, EXIT_BAD_INPUT, EXIT_DOES_NOT_FIT};
-use crate::input::{cannot_read, io_message};
+use crate::input::{cannot_read, eprint_line, io_message, strip_bom};
 
 /// Lines read and handled together: enough to keep every core busy, few enough that
 /// memory stays small and the progress bar moves.
@@ -23,6 +23,10 @@ const BLOCK_BYTES: usize = 16 << 20;
 /// Error messages printed in the summary; the rest are counted (and all of them go
 /// to `--errors FILE`).
 const LISTED_ERRORS: usize = 20;
+/// Warnings printed in the summary; the rest are counted.
+const LISTED_WARNINGS: usize = 5;
+/// Line numbers of each kind (errors, over the limit, warned) the summary names.
+const LISTED_LINES: usize = 20;
 
 /// Where `batch` reads and writes, and on how many threads.
 #[derive(Debug, Clone, Args)]
@@ -35,21 +39,25 @@ pub struct BatchIo {
     #[arg(long, short = 'o', value_name = "OUT.jsonl")]
     pub output: Option<PathBuf>,
     /// Also write every failed line as `{"line": N, "error": "..."}` to this file
+    /// (not the input, not the output)
     #[arg(long, value_name = "ERRORS.jsonl")]
     pub errors: Option<PathBuf>,
-    /// Threads to use [default: all cores, or `RAYON_NUM_THREADS`]
+    /// Threads to use, at most the cores the machine runs at once [default: all
+    /// cores, or `RAYON_NUM_THREADS`]
     #[arg(long, short = 'j', value_name = "N")]
     pub threads: Option<usize>,
 }
 
-/// A line handled: the output line (without its line ending) and which of the
-/// command's outcomes it was (an index into its `outcomes`).
+/// A line handled: the output line (without its line ending), which of the
+/// command's outcomes it was (an index into its `outcomes`) and a warning about it.
 #[derive(Debug)]
 pub struct Done {
     /// The output line.
     pub line: String,
     /// Index into the outcomes the command names.
     pub outcome: usize,
+    /// Why its counts are not exact, when they are not (see `ctxbudget fit`).
+    pub warning: Option<String>,
 }
 
 /// A line that gave no output.
@@ -71,74 +79,163 @@ pub struct Job {
     pub outcomes: &'static [&'static str],
 }
 
+/// Why the run stopped before the end of the input.
+#[derive(Debug)]
+enum Stop {
+    /// The input could not be read further.
+    Read(io::Error),
+    /// The output could not be written (a full disk, ...).
+    Output(io::Error),
+    /// Standard output's reader went away (`| head`): its choice, not an error.
+    Closed,
+    /// The `--errors` file could not be written.
+    Errors(io::Error),
+}
+
 /// Runs `handle` over every line of the input, in parallel, writing results in input
-/// order; prints the summary on standard error.
+/// order; prints the summary on standard error on every way out, `--errors` flushed
+/// first.
 ///
-/// Exit code: 0 when every line gave an output line, 1 when a line was bad input, 2
-/// when no line was bad but some could not fit.
+/// Exit code: 0 when every line gave an output line, 1 when a line was bad input or
+/// the output could not be written, 2 when no line was bad but some could not fit.
 pub fn run<F>(io_args: &BatchIo, job: Job, handle: F) -> Result<ExitCode, CliError>
 where
     F: Fn(&str) -> Result<Done, Failed> + Sync,
 {
-    let (mut input, input_len) = open_input(io_args.input.as_deref())?;
-    let mut output = open_output(io_args.output.as_deref(), io_args.input.as_deref())?;
-    let mut errors_file = match &io_args.errors {
-        Some(path) => Some(BufWriter::new(
-            File::create(path).map_err(|e| cannot_write(path, &e))?,
-        )),
-        None => None,
-    };
+    let Files {
+        mut input,
+        input_len,
+        output,
+        errors,
+    } = Files::open(io_args)?;
+    let mut sinks = Sinks { output, errors };
     let progress = progress_bar(input_len);
     let started = Instant::now();
     let mut tally = Tally::new(job.outcomes.len());
     let mut block: Vec<Vec<u8>> = Vec::with_capacity(BLOCK_LINES);
-    let mut first_line = 1usize;
-    loop {
-        let (bytes_read, more) = read_block(&mut input, &mut block)?;
+    let mut stop = None;
+    let mut first_block = true;
+    'blocks: loop {
+        let (bytes_read, more) = match read_block(&mut input, &mut block) {
+            Ok(read) => read,
+            Err(error) => {
+                stop = Some(Stop::Read(error));
+                break;
+            }
+        };
+        if std::mem::take(&mut first_block) {
+            if let Some(first) = block.first_mut() {
+                let bom = first.len() - strip_bom(first).len();
+                first.drain(..bom);
+            }
+        }
         let results: Vec<Option<Result<Done, Failed>>> = block
             .par_iter()
             .map(|bytes| handle_line(bytes, &handle))
             .collect();
-        for (offset, result) in results.into_iter().enumerate() {
-            let line = first_line + offset;
-            match result {
-                None => tally.blank += 1,
-                Some(Ok(done)) => {
-                    output
-                        .write_all(done.line.as_bytes())
-                        .map_err(|e| write_error(&e))?;
-                    output.write_all(b"\n").map_err(|e| write_error(&e))?;
-                    tally.outcomes[done.outcome] += 1;
-                }
-                Some(Err(failed)) => {
-                    let (over, message) = match failed {
-                        Failed::Bad(message) => (false, message),
-                        Failed::Over(message) => (true, message),
-                    };
-                    if let Some(file) = &mut errors_file {
-                        let text = super::jsonl::json_string(&message);
-                        writeln!(file, r#"{{"line":{line},"error":{text},"over":{over}}}"#)
-                            .map_err(|e| write_error(&e))?;
-                    }
-                    tally.failed.push((line, over, message));
-                }
+        for result in results {
+            if let Err(why) = sinks.put(&mut tally, result) {
+                stop = Some(why);
+                break 'blocks;
             }
         }
-        first_line += block.len();
-        tally.lines += block.len();
         progress.inc(bytes_read as u64);
         progress.set_message(format!("{} lines", tally.lines));
         if !more {
             break;
         }
     }
-    output.flush().map_err(|e| write_error(&e))?;
-    if let Some(file) = &mut errors_file {
-        file.flush().map_err(|e| write_error(&e))?;
-    }
+    // Every way out flushes what was written and reports.
+    sinks.flush(&mut stop);
     progress.finish_and_clear();
-    eprint!("{}", tally.summary(job, started.elapsed()));
-    Ok(tally.exit_code())
+    let summary = tally.summary(
+        job,
+        started.elapsed(),
+        stop.as_ref(),
+        sinks.errors.is_some(),
+    );
+    eprint_line(summary.trim_end())?;
+    match stop {
+        None | Some(Stop::Closed) => Ok(tally.exit_code()),
+        Some(Stop::Read(error)) => Err(CliError::input(format!(
+            "cannot read the input after line {}: {}",
+            tally.lines,
+            io_message(&error)
+        ))),
+        Some(Stop::Output(error)) => Err(CliError::input(format!(
+            "cannot write the output: {}; the lines after line {} were not handled",
+            io_message(&error),
+            tally.lines
+        ))),
+        Some(Stop::Errors(error)) => Err(CliError::input(format!(
+            "cannot write the --errors file: {}; the lines after line {} were not handled",
+            io_message(&error),
+            tally.lines
+        ))),
+    }
+}
+
+/// Where lines go: the output, and the `--errors` file.
+struct Sinks {
+    output: Box<dyn Write>,
+    errors: Option<BufWriter<File>>,
+}
+
+impl Sinks {
+    /// Writes what became of the next line and tallies it.
+    fn put(&mut self, tally: &mut Tally, result: Option<Result<Done, Failed>>) -> Result<(), Stop> {
+        tally.lines += 1;
+        let line = tally.lines;
+        match result {
+            None => tally.blank += 1,
+            Some(Ok(done)) => {
+                self.output
+                    .write_all(done.line.as_bytes())
+                    .and_then(|()| self.output.write_all(b"\n"))
+                    .map_err(output_stop)?;
+                tally.outcomes[done.outcome] += 1;
+                if let Some(warning) = &done.warning {
+                    tally.warned(line, warning);
+                }
+            }
+            Some(Err(failed)) => {
+                let (over, message) = match &failed {
+                    Failed::Bad(message) => (false, message),
+                    Failed::Over(message) => (true, message),
+                };
+                if let Some(file) = &mut self.errors {
+                    let text = super::jsonl::json_string(message);
+                    writeln!(file, r#"{{"line":{line},"error":{text},"over":{over}}}"#)
+                        .map_err(Stop::Errors)?;
+                }
+                tally.failed(line, over, message);
+            }
+        }
+        Ok(())
+    }
+
+    /// Flushes both, keeping the first reason to stop.
+    fn flush(&mut self, stop: &mut Option<Stop>) {
+        if !matches!(stop, Some(Stop::Output(_) | Stop::Closed)) {
+            if let Err(error) = self.output.flush() {
+                *stop = Some(output_stop(error));
+            }
+        }
+        if let Some(file) = &mut self.errors {
+            if let Err(error) = file.flush() {
+                stop.get_or_insert(Stop::Errors(error));
+            }
+        }
+    }
+}
+
+/// A failed write to the output: its reader went away, or a real failure.
+fn output_stop(error: io::Error) -> Stop {
+    if error.kind() == io::ErrorKind::BrokenPipe {
+        Stop::Closed
+    } else {
+        Stop::Output(error)
+    }
 }
 
 /// `None` for a blank line, else what `handle` made of it.
@@ -159,17 +256,12 @@ where
 
 /// Fills `block` with the next lines (without their line endings). Returns the bytes
 /// read and whether there may be more.
-fn read_block(
-    input: &mut dyn BufRead,
-    block: &mut Vec<Vec<u8>>,
-) -> Result<(usize, bool), CliError> {
+fn read_block(input: &mut dyn BufRead, block: &mut Vec<Vec<u8>>) -> io::Result<(usize, bool)> {
     block.clear();
     let mut bytes = 0usize;
     while block.len() < BLOCK_LINES && bytes < BLOCK_BYTES {
         let mut line = Vec::new();
-        let read = input
-            .read_until(b'\n', &mut line)
-            .map_err(|e| CliError::input(format!("cannot read the input: {}", io_message(&e))))?;
+        let read = input.read_until(b'\n', &mut line)?;
         if read == 0 {
             return Ok((bytes, false));
         }
@@ -185,40 +277,203 @@ fn read_block(
     Ok((bytes, true))
 }
 
-fn open_input(path: Option<&Path>) -> Result<(Box<dyn BufRead>, Option<u64>), CliError> {
-    match path.filter(|p| p.as_os_str() != "-") {
-        None => Ok((
-            Box::new(BufReader::with_capacity(1 << 20, io::stdin().lock())),
-            None,
-        )),
-        Some(path) => {
-            let file = File::open(path).map_err(|e| cannot_read(path, &e))?;
-            let len = file.metadata().ok().map(|m| m.len());
-            let reader: Box<dyn Read> = Box::new(file);
-            Ok((Box::new(BufReader::with_capacity(1 << 20, reader)), len))
+/// The input, the output and the `--errors` file, opened, none of them the same file
+/// as another.
+struct Files {
+    input: Box<dyn BufRead>,
+    input_len: Option<u64>,
+    output: Box<dyn Write>,
+    errors: Option<BufWriter<File>>,
+}
+
+impl Files {
+    /// Opens the three. Nothing is created or truncated before all are known to be
+    /// distinct: an output that is the input (the same file by device and inode: a
+    /// hard link, a symbolic link, the file behind standard input) or `--errors` that
+    /// is the output is refused with nothing written.
+    fn open(io_args: &BatchIo) -> Result<Self, CliError> {
+        let input_path = io_args.input.as_deref().filter(|p| p.as_os_str() != "-");
+        let output_path = io_args.output.as_deref().filter(|p| p.as_os_str() != "-");
+        let (input, input_len, input_id): (Box<dyn BufRead>, _, _) = match input_path {
+            None => (
+                Box::new(BufReader::with_capacity(1 << 20, io::stdin().lock())),
+                None,
+                stdin_id(),
+            ),
+            Some(path) => {
+                let file = File::open(path).map_err(|e| cannot_read(path, &e))?;
+                let meta = file.metadata().ok();
+                let len = meta.as_ref().map(std::fs::Metadata::len);
+                let id = meta.as_ref().and_then(file_id);
+                (Box::new(BufReader::with_capacity(1 << 20, file)), len, id)
+            }
+        };
+        let is_input = |id: Option<FileId>, path: Option<&Path>| {
+            id.is_some() && id == input_id
+                || matches!((path, input_path), (Some(a), Some(b)) if same_path(a, b))
+        };
+        let output_file = output_path.map(Existing::open).transpose()?;
+        match (&output_file, output_path) {
+            (Some(existing), Some(path)) if is_input(existing.id(), Some(path)) => {
+                return Err(CliError::input(format!(
+                    "`--output {}` is the input file: writing would destroy it; write to \
+                     another file",
+                    path.display()
+                )));
+            }
+            (None, _) if is_input(stdout_id(), None) => {
+                return Err(CliError::input(
+                    "standard output is the input file: writing would destroy it; write to \
+                     another file with `--output FILE`",
+                ));
+            }
+            _ => {}
+        }
+        let output_id = match &output_file {
+            Some(existing) => existing.id(),
+            None => stdout_id(),
+        };
+        let errors_file = match io_args.errors.as_deref() {
+            None => None,
+            Some(path) => {
+                let existing = Existing::open(path)?;
+                let same_as_output = existing.id().is_some() && existing.id() == output_id
+                    || output_path.is_some_and(|output| same_new_path(path, output));
+                if is_input(existing.id(), Some(path)) {
+                    return Err(CliError::input(format!(
+                        "`--errors {}` is the input file: writing would destroy it; write the \
+                         errors to another file",
+                        path.display()
+                    )));
+                }
+                if same_as_output {
+                    return Err(CliError::input(format!(
+                        "`--errors {}` is also the output: two writers would overwrite each \
+                         other's lines; write the errors to another file",
+                        path.display()
+                    )));
+                }
+                Some(existing)
+            }
+        };
+        let output: Box<dyn Write> = match output_file {
+            Some(existing) => Box::new(BufWriter::with_capacity(1 << 20, existing.truncate()?)),
+            None => Box::new(BufWriter::with_capacity(1 << 20, io::stdout().lock())),
+        };
+        let errors = match errors_file {
+            Some(existing) => Some(BufWriter::new(existing.truncate()?)),
+            None => None,
+        };
+        Ok(Files {
+            input,
+            input_len,
+            output,
+            errors,
+        })
+    }
+}
+
+/// A file to write, opened without truncating it, or not there yet.
+struct Existing<'p> {
+    path: &'p Path,
+    file: Option<File>,
+}
+
+impl<'p> Existing<'p> {
+    fn open(path: &'p Path) -> Result<Self, CliError> {
+        match OpenOptions::new().write(true).open(path) {
+            Ok(file) => Ok(Existing {
+                path,
+                file: Some(file),
+            }),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                Ok(Existing { path, file: None })
+            }
+            Err(error) => Err(cannot_write(path, &error)),
+        }
+    }
+
+    /// The file's identity, if it is there and a regular file.
+    fn id(&self) -> Option<FileId> {
+        self.file
+            .as_ref()
+            .and_then(|file| file.metadata().ok())
+            .as_ref()
+            .and_then(file_id)
+    }
+
+    /// The file emptied (or created), to be written from the start.
+    fn truncate(self) -> Result<File, CliError> {
+        let path = self.path;
+        match self.file {
+            Some(file) => file
+                .set_len(0)
+                .map(|()| file)
+                .map_err(|e| cannot_write(path, &e)),
+            None => File::create(path).map_err(|e| cannot_write(path, &e)),
         }
     }
 }
 
-fn open_output(path: Option<&Path>, input: Option<&Path>) -> Result<Box<dyn Write>, CliError> {
-    let Some(path) = path.filter(|p| p.as_os_str() != "-") else {
-        return Ok(Box::new(BufWriter::with_capacity(
-            1 << 20,
-            io::stdout().lock(),
-        )));
+/// What makes a file the same file: its device and inode.
+type FileId = (u64, u64);
+
+/// The identity of a regular file (pipes, terminals and `/dev/null` are shared by
+/// design and never "the same file" as another stream).
+#[cfg(unix)]
+fn file_id(meta: &std::fs::Metadata) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    meta.is_file().then(|| (meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_id(_meta: &std::fs::Metadata) -> Option<FileId> {
+    None
+}
+
+/// The identity of the file behind standard input, if it is one.
+#[cfg(unix)]
+fn stdin_id() -> Option<FileId> {
+    use std::os::fd::AsFd;
+    let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+    file_id(&File::from(fd).metadata().ok()?)
+}
+
+/// The identity of the file behind standard output, if it is one.
+#[cfg(unix)]
+fn stdout_id() -> Option<FileId> {
+    use std::os::fd::AsFd;
+    let fd = io::stdout().as_fd().try_clone_to_owned().ok()?;
+    file_id(&File::from(fd).metadata().ok()?)
+}
+
+#[cfg(not(unix))]
+fn stdin_id() -> Option<FileId> {
+    None
+}
+
+#[cfg(not(unix))]
+fn stdout_id() -> Option<FileId> {
+    None
+}
+
+/// Whether two paths that exist name the same file, by their canonical paths (where
+/// device and inode cannot be read).
+fn same_path(a: &Path, b: &Path) -> bool {
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
+}
+
+/// Whether two paths, not yet created, would be the same file: the same name in the
+/// same folder.
+fn same_new_path(a: &Path, b: &Path) -> bool {
+    let key = |path: &Path| {
+        let folder = match path.parent() {
+            Some(folder) if !folder.as_os_str().is_empty() => folder,
+            _ => Path::new("."),
+        };
+        Some(folder.canonicalize().ok()?.join(path.file_name()?))
     };
-    let same = match (input.map(Path::canonicalize), path.canonicalize()) {
-        (Some(Ok(input)), Ok(output)) => input == output,
-        _ => false,
-    };
-    if same {
-        return Err(CliError::input(format!(
-            "`--output {}` is the input file: writing would destroy it; write to another file",
-            path.display()
-        )));
-    }
-    let file = File::create(path).map_err(|e| cannot_write(path, &e))?;
-    Ok(Box::new(BufWriter::with_capacity(1 << 20, file)))
+    matches!((key(a), key(b)), (Some(a), Some(b)) if a == b)
 }
 
 fn cannot_write(path: &Path, error: &io::Error) -> CliError {
@@ -227,13 +482,6 @@ fn cannot_write(path: &Path, error: &io::Error) -> CliError {
         path.display(),
         io_message(error)
     ))
-}
-
-fn write_error(error: &io::Error) -> CliError {
-    if error.kind() == io::ErrorKind::BrokenPipe {
-        std::process::exit(0);
-    }
-    CliError::input(format!("cannot write the output: {}", io_message(error)))
 }
 
 /// A progress bar on standard error when it is a terminal; hidden otherwise, so
@@ -257,14 +505,46 @@ fn progress_bar(len: Option<u64>) -> ProgressBar {
     bar
 }
 
-/// What happened to the lines.
+/// Line numbers of one kind: how many, and the first few.
+#[derive(Debug, Default)]
+struct Lines {
+    count: usize,
+    first: Vec<usize>,
+}
+
+impl Lines {
+    fn push(&mut self, line: usize) {
+        self.count += 1;
+        if self.first.len() < LISTED_LINES {
+            self.first.push(line);
+        }
+    }
+
+    /// ` (lines 3, 7-9, …)`: the first line numbers, `…` when there are more.
+    fn numbers(&self) -> String {
+        let more = if self.count > self.first.len() {
+            ", …"
+        } else {
+            ""
+        };
+        format!(" (lines {}{more})", ranges(&self.first))
+    }
+}
+
+/// What happened to the lines: counts, the first line numbers of each kind and the
+/// first messages; its size does not grow with the input.
 #[derive(Debug)]
 struct Tally {
     lines: usize,
     blank: usize,
     outcomes: Vec<usize>,
-    /// Line number, whether it was over the budget (else bad input), message.
-    failed: Vec<(usize, bool, String)>,
+    bad: Lines,
+    over: Lines,
+    warned: Lines,
+    /// `line N: message` for the first failed lines.
+    messages: Vec<String>,
+    /// `line N: warning: message` for the first lines counted with a warning.
+    warnings: Vec<String>,
 }
 
 impl Tally {
@@ -273,23 +553,52 @@ impl Tally {
             lines: 0,
             blank: 0,
             outcomes: vec![0; outcomes],
-            failed: Vec::new(),
+            bad: Lines::default(),
+            over: Lines::default(),
+            warned: Lines::default(),
+            messages: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    fn failed(&mut self, line: usize, over: bool, message: &str) {
+        if over {
+            self.over.push(line);
+        } else {
+            self.bad.push(line);
+        }
+        if self.messages.len() < LISTED_ERRORS {
+            self.messages.push(format!("line {line}: {message}"));
+        }
+    }
+
+    fn warned(&mut self, line: usize, warning: &str) {
+        self.warned.push(line);
+        if self.warnings.len() < LISTED_WARNINGS {
+            self.warnings
+                .push(format!("line {line}: warning: {warning}"));
         }
     }
 
     fn exit_code(&self) -> ExitCode {
-        if self.failed.iter().any(|(_, over, _)| !over) {
+        if self.bad.count > 0 {
             ExitCode::from(EXIT_BAD_INPUT)
-        } else if self.failed.is_empty() {
-            ExitCode::SUCCESS
-        } else {
+        } else if self.over.count > 0 {
             ExitCode::from(EXIT_DOES_NOT_FIT)
+        } else {
+            ExitCode::SUCCESS
         }
     }
 
     /// `ctxbudget batch trim: 1000 lines, 998 written (120 cut, 878 unchanged),
     /// 2 errors (lines 7, 12) in 0.41 s`, then the first error messages.
-    fn summary(&self, job: Job, elapsed: Duration) -> String {
+    fn summary(
+        &self,
+        job: Job,
+        elapsed: Duration,
+        stop: Option<&Stop>,
+        errors_file: bool,
+    ) -> String {
         let written: usize = self.outcomes.iter().sum();
         let mut out = format!(
             "ctxbudget {}: {}, {written} written",
@@ -305,22 +614,28 @@ impl Tally {
                 .collect();
             let _ = write!(out, " ({})", parts.join(", "));
         }
-        let over: Vec<usize> = self.failed.iter().filter(|f| f.1).map(|f| f.0).collect();
-        let bad: Vec<usize> = self.failed.iter().filter(|f| !f.1).map(|f| f.0).collect();
-        if !over.is_empty() {
+        if self.over.count > 0 {
             let _ = write!(
                 out,
-                ", {} over the limit (lines {})",
-                over.len(),
-                ranges(&over)
+                ", {} over the limit{}",
+                self.over.count,
+                self.over.numbers()
             );
         }
-        let _ = write!(out, ", {}", plural(bad.len(), "error"));
-        if !bad.is_empty() {
-            let _ = write!(out, " (lines {})", ranges(&bad));
+        let _ = write!(out, ", {}", plural(self.bad.count, "error"));
+        if self.bad.count > 0 {
+            out.push_str(&self.bad.numbers());
         }
         if self.blank > 0 {
             let _ = write!(out, ", {} skipped", plural(self.blank, "blank line"));
+        }
+        if self.warned.count > 0 {
+            let _ = write!(
+                out,
+                ", {} not counted exactly{}",
+                self.warned.count,
+                self.warned.numbers()
+            );
         }
         let seconds = elapsed.as_secs_f64();
         #[allow(clippy::cast_precision_loss)]
@@ -330,14 +645,37 @@ impl Tally {
             0.0
         };
         let _ = writeln!(out, " in {seconds:.2} s ({rate:.0} lines/s)");
-        for (line, _, message) in self.failed.iter().take(LISTED_ERRORS) {
-            let _ = writeln!(out, "  line {line}: {message}");
-        }
-        if self.failed.len() > LISTED_ERRORS {
+        if let Some(Stop::Closed) = stop {
             let _ = writeln!(
                 out,
-                "  ... and {} more (write them all with `--errors ERRORS.jsonl`)",
-                self.failed.len() - LISTED_ERRORS
+                "  standard output was closed by its reader: the output stops at or before \
+                 line {}, and the input after it was not read",
+                self.lines
+            );
+        }
+        for message in self.messages.iter().chain(&self.warnings) {
+            let _ = writeln!(out, "  {message}");
+        }
+        let failed = self.bad.count.saturating_add(self.over.count);
+        if failed > self.messages.len() {
+            let rest = failed - self.messages.len();
+            if errors_file {
+                let _ = writeln!(
+                    out,
+                    "  ... and {rest} more (all of them in the --errors file)"
+                );
+            } else {
+                let _ = writeln!(
+                    out,
+                    "  ... and {rest} more (write them all with `--errors ERRORS.jsonl`)"
+                );
+            }
+        }
+        if self.warned.count > self.warnings.len() {
+            let _ = writeln!(
+                out,
+                "  ... and {} more lines not counted exactly",
+                self.warned.count - self.warnings.len()
             );
         }
         out

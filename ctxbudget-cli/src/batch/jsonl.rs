@@ -1,5 +1,9 @@
 //! One line of a JSON-lines data set: a JSON string, or an object whose other fields
 //! pass through unchanged, in their order, byte for byte.
+//!
+//! A key the object has twice means its last value, as JSON readers (`serde_json`
+//! among them) take it: that is the text read, and a field written replaces the
+//! last one and drops the earlier ones.
 
 use std::fmt;
 
@@ -34,16 +38,20 @@ impl<'de> serde::Deserialize<'de> for RawObject<'de> {
 }
 
 impl RawObject<'_> {
-    /// The raw JSON of the first field named `name`.
+    /// The raw JSON of the field named `name`: the last one, when the object has the
+    /// key more than once.
     pub fn get(&self, name: &str) -> Option<&RawValue> {
         self.fields
             .iter()
+            .rev()
             .find(|(key, _)| key == name)
             .map(|(_, value)| *value)
     }
 
     /// The object written back with the fields in `set` (name, raw JSON) replaced
-    /// where they are, and added at the end where the object has none.
+    /// where the last of their name is (earlier ones of that name are left out), and
+    /// added at the end where the object has none. The first value of a name in
+    /// `set` wins.
     pub fn with(&self, set: &[(&str, &str)]) -> String {
         let mut out = String::with_capacity(
             self.fields
@@ -63,11 +71,16 @@ impl RawObject<'_> {
             out.push(':');
             out.push_str(raw);
         };
-        for (key, value) in &self.fields {
-            let raw = set
-                .iter()
-                .find(|(name, _)| name == key)
-                .map_or(value.get(), |(_, raw)| *raw);
+        for (at, (key, value)) in self.fields.iter().enumerate() {
+            let raw = match set.iter().find(|(name, _)| name == key) {
+                None => value.get(),
+                // An earlier field of a name being set: the value it had is not read,
+                // and writing both would leave a reader two answers.
+                Some(_) if self.fields[at + 1..].iter().any(|(later, _)| later == key) => {
+                    continue;
+                }
+                Some((_, raw)) => *raw,
+            };
             push(&mut out, key, raw);
         }
         for (name, raw) in set {
@@ -130,13 +143,16 @@ pub fn json_error(error: &serde_json::Error) -> LineError {
 }
 
 /// The text of a line: the line itself when it is a string, else the string in its
-/// field `field`.
+/// field `field` (the last one, when the object has the key twice). `source` is the
+/// line `line` was parsed from, for the column of a bad string.
 ///
 /// # Errors
 ///
-/// An object without the field, or whose field is not a string.
+/// An object without the field, whose field is not a string, or whose string is not
+/// text (an escape of a lone UTF-16 surrogate, `"\ud800"`).
 pub fn text_of<'l>(
     line: &'l Line<'_>,
+    source: &str,
     field: &str,
 ) -> Result<std::borrow::Cow<'l, str>, LineError> {
     match line {
@@ -147,11 +163,27 @@ pub fn text_of<'l>(
             })?;
             serde_json::from_str::<String>(raw.get())
                 .map(std::borrow::Cow::Owned)
-                .map_err(|_| {
-                    format!(
-                        "the `{field}` field is {}, not a string: name the text's field with `--field`",
-                        kind_of(raw.get())
-                    )
+                .map_err(|error| match kind_of(raw.get()) {
+                    "a string" => {
+                        // Where the field's value starts in the line, for the column.
+                        let start = (raw.get().as_ptr() as usize)
+                            .checked_sub(source.as_ptr() as usize)
+                            .filter(|&start| start <= source.len())
+                            .unwrap_or(0);
+                        let message = error.to_string();
+                        let message = message
+                            .rfind(" at line ")
+                            .map_or(message.as_str(), |at| &message[..at]);
+                        format!(
+                            "the `{field}` string has an escape that is no character at \
+                             column {} ({message}): write the character, or both halves of \
+                             a surrogate pair",
+                            start.saturating_add(error.column())
+                        )
+                    }
+                    kind => format!(
+                        "the `{field}` field is {kind}, not a string: name the text's field with `--field`"
+                    ),
                 })
         }
     }
@@ -177,7 +209,7 @@ mod tests {
     fn objects_keep_their_fields_in_order() {
         let line = r#"{"id": 7, "text": "a\u00e9b", "meta": {"z": 1.50, "a": [1]}}"#;
         let parsed = parse_line(line).unwrap();
-        assert_eq!(text_of(&parsed, "text").unwrap(), "aéb");
+        assert_eq!(text_of(&parsed, line, "text").unwrap(), "aéb");
         let Line::Object(object) = parsed else {
             panic!("an object");
         };
@@ -185,6 +217,42 @@ mod tests {
             object.with(&[("text", "\"x\""), ("tokens", "3")]),
             r#"{"id":7,"text":"x","meta":{"z": 1.50, "a": [1]},"tokens":3}"#
         );
+    }
+
+    #[test]
+    fn a_key_given_twice_means_its_last_value_and_is_written_once() {
+        let line = r#"{"text": "first", "id": 1, "text": "second", "tokens": 0, "tokens": 9}"#;
+        let parsed = parse_line(line).unwrap();
+        assert_eq!(text_of(&parsed, line, "text").unwrap(), "second");
+        let Line::Object(object) = parsed else {
+            panic!("an object");
+        };
+        assert_eq!(
+            object.with(&[("text", "\"2nd\""), ("tokens", "1")]),
+            r#"{"id":1,"text":"2nd","tokens":1}"#
+        );
+        // Keys not written pass through as they are, twice if they were.
+        assert_eq!(
+            object.with(&[("other", "3")]),
+            r#"{"text":"first","id":1,"text":"second","tokens":0,"tokens":9,"other":3}"#
+        );
+    }
+
+    #[test]
+    fn a_lone_surrogate_is_not_text_and_says_where() {
+        for (line, column) in [
+            (r#"{"id": 1, "text": "ab\ud800cd"}"#, 28),
+            (r#"{"text": "\ud800", "id": 1}"#, 17),
+            (r#"{"text": "ab\udc00"}"#, 18),
+        ] {
+            let parsed = parse_line(line).unwrap();
+            let message = text_of(&parsed, line, "text").unwrap_err();
+            assert!(!message.contains("not a string"), "{message}");
+            let expected = format!(
+                "the `text` string has an escape that is no character at column {column} ("
+            );
+            assert!(message.starts_with(&expected), "{line}: {message}");
+        }
     }
 
     #[test]
@@ -197,14 +265,15 @@ mod tests {
             parse_line("[1, 2]").unwrap_err(),
             "a line must be a JSON object or a JSON string, not an array"
         );
-        let object = parse_line(r#"{"body": 3}"#).unwrap();
+        let line = r#"{"body": 3}"#;
+        let object = parse_line(line).unwrap();
         assert!(
-            text_of(&object, "text")
+            text_of(&object, line, "text")
                 .unwrap_err()
                 .contains("no `text` field")
         );
         assert!(
-            text_of(&object, "body")
+            text_of(&object, line, "body")
                 .unwrap_err()
                 .contains("is a number")
         );

@@ -244,3 +244,129 @@ fn no_progress_bar_when_stderr_is_not_a_terminal() {
     );
     assert!(!out.stderr.contains('\u{1b}') && !out.stderr.contains('\r'));
 }
+
+#[test]
+fn a_text_key_given_twice_means_its_last_value() {
+    let counter = Tiktoken::o200k_base();
+    let line = r#"{"id": 1, "text": "short", "text": "the second text, which is longer and wins"}"#;
+    let out = run(&["batch", "count"], format!("{line}\n").as_bytes());
+    let written = lines(out.ok());
+    assert_eq!(
+        written[0]["tokens"],
+        counter.count("the second text, which is longer and wins")
+    );
+    // Trimming writes the trimmed last value, once: nothing of the first is merged in.
+    let out = run(
+        &["batch", "trim", "-n", "3"],
+        format!("{line}\n").as_bytes(),
+    );
+    let kept = trim_with(
+        "the second text, which is longer and wins",
+        3,
+        &counter,
+        &TrimOptions::new(),
+    );
+    assert_eq!(
+        out.ok(),
+        format!(
+            "{{\"id\":1,\"text\":{}}}\n",
+            serde_json::to_string(kept.kept).unwrap()
+        )
+    );
+}
+
+#[test]
+fn a_byte_order_mark_starts_the_first_line_and_is_skipped() {
+    let counter = Tiktoken::o200k_base();
+    let input = "\u{feff}{\"text\": \"first line\"}\n{\"text\": \"second\"}\n";
+    let out = run(&["batch", "count"], input.as_bytes());
+    assert_eq!(
+        out.ok(),
+        format!(
+            "{{\"text\":\"first line\",\"tokens\":{}}}\n{{\"text\":\"second\",\"tokens\":{}}}\n",
+            counter.count("first line"),
+            counter.count("second")
+        )
+    );
+    let out = run(&["batch", "trim", "-n", "100"], input.as_bytes());
+    assert!(
+        out.ok().starts_with("{\"text\":\"first line\"}\n"),
+        "{}",
+        out.out()
+    );
+    // Only at the start of the input: further on it is text.
+    let input = "\"a\"\n\"\u{feff}b\"\n";
+    let out = run(&["batch", "count"], input.as_bytes());
+    assert_eq!(
+        out.ok(),
+        format!(
+            "{{\"tokens\":{}}}\n{{\"tokens\":{}}}\n",
+            counter.count("a"),
+            counter.count("\u{feff}b")
+        )
+    );
+}
+
+#[test]
+fn a_lone_surrogate_is_named_for_what_it_is() {
+    let out = run(&["batch", "count"], b"{\"text\": \"ab\\ud800\"}\n");
+    out.fails(
+        1,
+        "line 1: the `text` string has an escape that is no character at column 19",
+    );
+    assert!(!out.stderr.contains("not a string"), "{}", out.stderr);
+}
+
+#[test]
+fn the_count_field_cannot_be_the_texts() {
+    run(&["batch", "count", "--tokens-field", "text"], b"\"x\"\n")
+        .fails(1, "`--tokens-field text` is the text's field too");
+    run(
+        &[
+            "batch",
+            "trim",
+            "-n",
+            "5",
+            "--field",
+            "body",
+            "--tokens-field",
+            "body",
+        ],
+        b"\"x\"\n",
+    )
+    .fails(1, "`--tokens-field body` is the text's field too");
+}
+
+#[test]
+fn the_summary_names_the_first_bad_lines_and_counts_the_rest() {
+    // Every other line bad: line numbers that do not fold into ranges.
+    let input: String = (0..30_000)
+        .map(|i| {
+            if i % 2 == 0 {
+                "{\"text\": 1}\n"
+            } else {
+                "\"fine\"\n"
+            }
+        })
+        .collect();
+    let dir = TempDir::new();
+    let errors = dir.path("errors.jsonl");
+    let out = run(
+        &["batch", "count", "--errors", arg(&errors)],
+        input.as_bytes(),
+    );
+    out.fails(
+        1,
+        "30000 lines, 15000 written, 15000 errors (lines 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, \
+         21, 23, 25, 27, 29, 31, 33, 35, 37, 39, …)",
+    );
+    assert!(out.stderr.len() < 4_000, "{} bytes", out.stderr.len());
+    assert!(
+        out.stderr
+            .contains("... and 14980 more (all of them in the --errors file)"),
+        "{}",
+        out.stderr
+    );
+    let recorded = std::fs::read_to_string(&errors).unwrap();
+    assert_eq!(recorded.lines().count(), 15_000);
+}

@@ -143,3 +143,51 @@ fn no_limit_or_an_unknown_model_is_bad_input() {
     .fails(1, "cannot read `no/such.jsonl`");
     run(&["batch", "fit", "--max-input", "100"], b"caf\xe9\n").fails(1, "not UTF-8");
 }
+
+#[test]
+fn each_line_is_counted_with_its_own_models_tokenizer() {
+    use crate::support::multilingual_body;
+
+    let gpt4 = multilingual_body("gpt-4");
+    let unknown = multilingual_body("my-gateway-model");
+    let request = ChatRequest::from_json(&gpt4).unwrap();
+    let cl100k = RequestFitter::new(Tiktoken::cl100k_base())
+        .count(&request)
+        .tokens;
+    let o200k = RequestFitter::new(Tiktoken::o200k_base())
+        .count(&request)
+        .tokens;
+    assert!(cl100k > o200k);
+    // At a limit of the o200k_base count, gpt-4's body is over (cl100k_base) and is
+    // trimmed; the unknown model's is counted with o200k_base and fits, with a warning.
+    let limit = o200k.to_string();
+    let input = format!("{gpt4}\n{unknown}\n");
+    let out = run(&["batch", "fit", "--max-input", &limit], input.as_bytes());
+    let written: Vec<&str> = out.ok().lines().collect();
+    assert!(
+        out.stderr.contains(
+            "2 lines, 2 written (1 trimmed, 1 unchanged), 0 errors, 1 not counted exactly \
+             (lines 2)"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(
+            "line 2: warning: the body's model `my-gateway-model` is not in the catalogue"
+        ),
+        "{}",
+        out.stderr
+    );
+    let first = ChatRequest::from_json(written[0]).unwrap();
+    assert!(
+        RequestFitter::new(Tiktoken::cl100k_base())
+            .count(&first)
+            .tokens
+            <= o200k
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(written[1]).unwrap(),
+        serde_json::from_str::<Value>(&unknown).unwrap()
+    );
+}

@@ -9,5 +9,6 @@ mod disclose;
 mod fit;
 mod help;
 mod models;
+mod streams;
 mod support;
 mod trim;
