@@ -308,9 +308,14 @@ impl Files {
                 (Box::new(BufReader::with_capacity(1 << 20, file)), len, id)
             }
         };
+        // By device and inode where the system gives them (regular files only), else
+        // by canonical path.
         let is_input = |id: Option<FileId>, path: Option<&Path>| {
-            id.is_some() && id == input_id
-                || matches!((path, input_path), (Some(a), Some(b)) if same_path(a, b))
+            if cfg!(unix) {
+                id.is_some() && id == input_id
+            } else {
+                matches!((path, input_path), (Some(a), Some(b)) if same_path(a, b))
+            }
         };
         let output_file = output_path.map(Existing::open).transpose()?;
         match (&output_file, output_path) {
@@ -337,8 +342,13 @@ impl Files {
             None => None,
             Some(path) => {
                 let existing = Existing::open(path)?;
+                // Neither there yet: the same name in the same folder.
+                let both_new = existing.file.is_none()
+                    && output_file
+                        .as_ref()
+                        .is_some_and(|output| output.file.is_none());
                 let same_as_output = existing.id().is_some() && existing.id() == output_id
-                    || output_path.is_some_and(|output| same_new_path(path, output));
+                    || both_new && output_path.is_some_and(|output| same_new_path(path, output));
                 if is_input(existing.id(), Some(path)) {
                     return Err(CliError::input(format!(
                         "`--errors {}` is the input file: writing would destroy it; write the \
@@ -402,14 +412,16 @@ impl<'p> Existing<'p> {
             .and_then(file_id)
     }
 
-    /// The file emptied (or created), to be written from the start.
+    /// The file emptied (or created), to be written from the start. Only a regular
+    /// file is emptied: `/dev/null`, a FIFO or a terminal is written as it is.
     fn truncate(self) -> Result<File, CliError> {
         let path = self.path;
         match self.file {
-            Some(file) => file
+            Some(file) if file.metadata().is_ok_and(|meta| meta.is_file()) => file
                 .set_len(0)
                 .map(|()| file)
                 .map_err(|e| cannot_write(path, &e)),
+            Some(file) => Ok(file),
             None => File::create(path).map_err(|e| cannot_write(path, &e)),
         }
     }

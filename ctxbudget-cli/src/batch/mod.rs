@@ -24,6 +24,7 @@ are handled on all cores and written in input order; a bad line is reported with
 line number and does not stop the run. The summary on standard error counts the
 lines and names the first bad ones; --errors FILE gets every one. An output that is
 the input file, or --errors naming the output, is refused before anything is written.
+A reader that stops reading (`| head`) ends the run early, with the summary.
 Exit code: 0 when every line was written, 1 when some line was bad input (or the
 output could not be written).
 

@@ -91,6 +91,21 @@ fn standard_output_appending_to_the_input_is_refused() {
 }
 
 #[test]
+fn devices_are_written_as_they_are() {
+    // Not regular files: never "the input", never emptied, and shared by design.
+    let out = run(
+        &["batch", "count", "-o", "/dev/null", "--errors", "/dev/null"],
+        half_bad(10).as_bytes(),
+    );
+    out.fails(1, "10 lines, 5 written, 5 errors");
+    let out = run(
+        &["batch", "count", "-i", "/dev/null", "-o", "/dev/null"],
+        b"",
+    );
+    out.ok();
+}
+
+#[test]
 fn errors_and_output_in_one_file_are_refused() {
     let dir = TempDir::new();
     let data = half_bad(100);
