@@ -37,3 +37,4 @@ pub use message::{ChatMessage, Message, Role, ToolCall, ToolCallRef};
 pub use report::{DropReason, DroppedMessage, TrimmedChat};
 pub use session::{ChatSession, CutPolicy, Prepared, SessionError, SummaryInput};
 pub use trimmer::{ChatStrategy, ChatTrimmer};
+pub(crate) use units::{latest_user, thinking_loop};
