@@ -9,7 +9,7 @@ use ctxbudget::models::Model;
 use ctxbudget::request::anthropic::MessagesRequest;
 use ctxbudget::request::openai::ChatRequest;
 use ctxbudget::request::{
-    DEFAULT_OUTPUT, FittedRequest, RequestCount, RequestError, RequestFitter, RequestFormat,
+    FittedRequest, InputLimit, RequestCount, RequestError, RequestFitter, RequestFormat,
     RequestReport, WireRequest, detect_format,
 };
 use serde_json::json;
@@ -182,10 +182,7 @@ impl Fitter {
     fn fit<R: WireRequest>(&self, request: R) -> Result<FittedRequest<R>, CliError> {
         let mut fitter = RequestFitter::new(self.counter.get()).with_count_dropped(true);
         if let Some(model) = self.model {
-            fitter = fitter.with_window(
-                model.context_window(),
-                model.max_output_tokens().unwrap_or(DEFAULT_OUTPUT),
-            );
+            fitter = fitter.with_limit(InputLimit::for_model(model));
         }
         if let Some(max_input) = self.max_input {
             let limit = match self.model {
@@ -206,9 +203,9 @@ impl Fitter {
 /// is valid but cannot fit, 1 otherwise.
 pub fn request_error(error: &RequestError) -> CliError {
     match error {
-        RequestError::DoesNotFit { .. } | RequestError::OutputOverWindow { .. } => {
-            CliError::does_not_fit(error.to_string())
-        }
+        RequestError::DoesNotFit { .. }
+        | RequestError::ToolLoopDoesNotFit { .. }
+        | RequestError::OutputOverWindow { .. } => CliError::does_not_fit(error.to_string()),
         _ => CliError::input(error.to_string()),
     }
 }
