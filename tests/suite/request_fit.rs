@@ -138,12 +138,12 @@ fn gpt_4_is_fitted_to_its_own_window() {
     assert_eq!(gpt_4.max_output_tokens(), Some(gpt_4.context_window()));
     let body = r#"{"model": "gpt-4", "messages": [{"role": "user", "content": "Say hello in three languages."}]}"#;
     let request = ChatRequest::from_json(body).unwrap();
-    let fitter = RequestFitter::for_model(gpt_4).unwrap();
+    let gpt_4_fitter = RequestFitter::for_model(gpt_4).unwrap();
     assert_eq!(
-        fitter.input_limit(&request).unwrap(),
+        gpt_4_fitter.input_limit(&request).unwrap(),
         (8_192 - DEFAULT_OUTPUT, DEFAULT_OUTPUT)
     );
-    let fitted = fitter.fit(request.clone()).unwrap();
+    let fitted = gpt_4_fitter.fit(request.clone()).unwrap();
     assert_eq!(fitted.request, request);
     assert_eq!(fitted.report.output, OutputReservation::Default);
     let table = fitted.report.to_string();
@@ -156,7 +156,7 @@ fn gpt_4_is_fitted_to_its_own_window() {
     let own =
         ChatRequest::from_json(&body.replace("\"messages\"", "\"max_tokens\": 1000, \"messages\""))
             .unwrap();
-    let fitted = fitter.fit(own).unwrap();
+    let fitted = gpt_4_fitter.fit(own).unwrap();
     assert_eq!(
         (fitted.report.limit, fitted.report.output),
         (7_192, OutputReservation::Body)
@@ -164,7 +164,7 @@ fn gpt_4_is_fitted_to_its_own_window() {
     let all =
         ChatRequest::from_json(&body.replace("\"messages\"", "\"max_tokens\": 8192, \"messages\""))
             .unwrap();
-    let err = fitter.fit(all).unwrap_err();
+    let err = gpt_4_fitter.fit(all).unwrap_err();
     assert!(
         matches!(
             err,

@@ -290,13 +290,6 @@ impl<C: TokenCounter> RequestFitter<C> {
     pub fn fit<R: WireRequest>(&self, mut request: R) -> Result<FittedRequest<R>, RequestError> {
         request.validate()?;
         let (limit, output_reserved) = self.input_limit(&request)?;
-        let output = match self.limit {
-            Some(InputLimit::Window { .. }) if request.max_output_tokens().is_some() => {
-                OutputReservation::Body
-            }
-            Some(InputLimit::Window { .. }) => OutputReservation::Default,
-            _ => OutputReservation::None,
-        };
         let RequestCost {
             tokens: fixed,
             mut assumptions,
@@ -307,10 +300,9 @@ impl<C: TokenCounter> RequestFitter<C> {
         let messages = request.messages();
         // `&C` is a counter only for this crate's counters: borrow it as an object.
         let counter: &dyn TokenCounter = &self.counter;
-        let must_stay = MustStay::of(messages);
+        let must_stay = MustStay::of(messages, format, counter, limit);
         // What the trim needed, without the thinking loop it dropped.
-        let does_not_fit =
-            |needed: usize| must_stay.over(format, counter, messages, needed, |_| false, limit);
+        let does_not_fit = |needed: usize| must_stay.over(needed, |_| false);
         // A budget below the reply priming still trims, so that the error can say
         // what the messages that must stay need.
         let history_trimmer = ChatTrimmer::new(counter, message_budget.max(format.reply_priming()))
@@ -319,9 +311,8 @@ impl<C: TokenCounter> RequestFitter<C> {
         let trimmed = match history_trimmer.trim(messages) {
             Ok(chat) if chat.tokens() <= message_budget && fixed <= limit => chat,
             Ok(chat) => {
-                let needed = fixed.saturating_add(chat.tokens());
                 let kept = |seq: usize| chat.elements().iter().any(|e| e.seq == seq);
-                return Err(must_stay.over(format, counter, messages, needed, kept, limit));
+                return Err(must_stay.over(fixed.saturating_add(chat.tokens()), kept));
             }
             Err(ChatTrimError::OverBudget { needed, .. }) => {
                 return Err(does_not_fit(fixed.saturating_add(needed)));
@@ -347,13 +338,7 @@ impl<C: TokenCounter> RequestFitter<C> {
                     kept: request.messages().len(),
                     system_kept: count_system(request.messages()),
                     dropped: Vec::new(),
-                    ..self.report_base(
-                        &request,
-                        limit,
-                        (output_reserved, output),
-                        fixed,
-                        assumptions,
-                    )
+                    ..self.report_base(&request, limit, output_reserved, fixed, assumptions)
                 };
                 return Ok(FittedRequest { request, report });
             }
@@ -365,15 +350,7 @@ impl<C: TokenCounter> RequestFitter<C> {
         // Starting on a user message may drop what the budget kept (a request with no
         // message is one the provider rejects), and a thinking loop is a unit the
         // budget may drop: what must stay not kept is the error.
-        must_stay.check(
-            format,
-            counter,
-            messages,
-            &keep,
-            fixed,
-            trimmed.tokens(),
-            limit,
-        )?;
+        must_stay.check(&keep, fixed, fixed.saturating_add(trimmed.tokens()))?;
         let dropped: Vec<DroppedRequestMessage> = trimmed
             .dropped()
             .iter()
@@ -409,13 +386,7 @@ impl<C: TokenCounter> RequestFitter<C> {
             kept,
             system_kept,
             dropped,
-            ..self.report_base(
-                &request,
-                limit,
-                (output_reserved, output),
-                fixed,
-                assumptions,
-            )
+            ..self.report_base(&request, limit, output_reserved, fixed, assumptions)
         };
         Ok(FittedRequest { request, report })
     }
@@ -426,10 +397,17 @@ impl<C: TokenCounter> RequestFitter<C> {
         &self,
         request: &R,
         limit: usize,
-        (output_reserved, output): (usize, OutputReservation),
+        output_reserved: usize,
         fixed: usize,
         assumptions: Vec<super::Assumption>,
     ) -> RequestReport {
+        let output = match self.limit {
+            Some(InputLimit::Window { .. }) if request.max_output_tokens().is_some() => {
+                OutputReservation::Body
+            }
+            Some(InputLimit::Window { .. }) => OutputReservation::Default,
+            _ => OutputReservation::None,
+        };
         RequestReport {
             format: R::FORMAT,
             model: request.model().map(str::to_owned),

@@ -9,36 +9,40 @@ use crate::request::RequestError;
 /// What a fitted request must keep: the latest user message (the last one that
 /// carries more than tool results), and an unfinished tool-use loop that started
 /// with thinking, whole.
-pub(super) struct MustStay {
+pub(super) struct MustStay<'a, M> {
+    messages: &'a [M],
+    format: ChatFormat,
+    counter: &'a dyn TokenCounter,
+    limit: usize,
     /// The latest user message.
     latest: Option<usize>,
     /// Where the loop that must stay whole starts; it runs to the end.
     thinking_loop: Option<usize>,
-    /// Whether there is any message besides system messages.
-    history: bool,
 }
 
-impl MustStay {
-    pub(super) fn of<M: ChatMessage>(messages: &[M]) -> Self {
+impl<'a, M: ChatMessage> MustStay<'a, M> {
+    /// What `messages`, counted in `format` with `counter`, must keep under `limit`.
+    pub(super) fn of(
+        messages: &'a [M],
+        format: ChatFormat,
+        counter: &'a dyn TokenCounter,
+        limit: usize,
+    ) -> Self {
         Self {
+            messages,
+            format,
+            counter,
+            limit,
             latest: latest_user(messages),
             thinking_loop: thinking_loop(messages),
-            history: messages.iter().any(|m| m.role() != Role::System),
         }
     }
 
-    /// The error for `needed` tokens over `limit`: `needed` is what the trim kept or
-    /// needed, which the thinking loop is added to unless `kept(start)` says the trim
-    /// kept it.
-    pub(super) fn over<M: ChatMessage>(
-        &self,
-        format: ChatFormat,
-        counter: &dyn TokenCounter,
-        messages: &[M],
-        needed: usize,
-        kept: impl Fn(usize) -> bool,
-        limit: usize,
-    ) -> RequestError {
+    /// The error for `needed` tokens over the limit: `needed` is what the trim kept
+    /// or needed, which the thinking loop is added to unless `kept(start)` says the
+    /// trim kept it.
+    pub(super) fn over(&self, needed: usize, kept: impl Fn(usize) -> bool) -> RequestError {
+        let limit = self.limit;
         let Some(start) = self.thinking_loop else {
             return RequestError::DoesNotFit {
                 needed,
@@ -49,8 +53,8 @@ impl MustStay {
         let needed = if kept(start) {
             needed
         } else {
-            messages[start..].iter().fold(needed, |sum, m| {
-                sum.saturating_add(format.message_tokens(counter, m))
+            self.messages[start..].iter().fold(needed, |sum, m| {
+                sum.saturating_add(self.format.message_tokens(self.counter, m))
             })
         };
         RequestError::ToolLoopDoesNotFit {
@@ -60,50 +64,40 @@ impl MustStay {
         }
     }
 
-    /// Checks that a trim whose kept messages are `keep` (and cost `kept_tokens`,
-    /// with `fixed` added) kept what must stay.
+    /// Checks that a trim that kept the messages of `keep`, for `tokens` in all (the
+    /// fixed cost included), kept what must stay.
     ///
     /// # Errors
     ///
     /// [`RequestError::ToolLoopDoesNotFit`] when the thinking loop was dropped, and
     /// [`RequestError::DoesNotFit`] when the latest user message was, or every message
     /// but the system ones: with what they need.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn check<M: ChatMessage>(
+    pub(super) fn check(
         &self,
-        format: ChatFormat,
-        counter: &dyn TokenCounter,
-        messages: &[M],
         keep: &[bool],
         fixed: usize,
-        kept_tokens: usize,
-        limit: usize,
+        tokens: usize,
     ) -> Result<(), RequestError> {
         let kept = |i: usize| keep.get(i).copied().unwrap_or(false);
         if self.thinking_loop.is_some_and(|s| !kept(s)) {
-            let needed = fixed.saturating_add(kept_tokens);
-            return Err(self.over(format, counter, messages, needed, kept, limit));
+            return Err(self.over(tokens, kept));
         }
-        let kept_history = messages
-            .iter()
-            .enumerate()
-            .any(|(i, m)| kept(i) && m.role() != Role::System);
+        let history = |kept_only: bool| {
+            (self.messages.iter().enumerate())
+                .any(|(i, m)| (!kept_only || kept(i)) && m.role() != Role::System)
+        };
         let lost_latest = self.latest.is_some_and(|l| !kept(l));
-        if lost_latest || (self.history && !kept_history) {
-            let needed = fixed.saturating_add(self.latest_turn_tokens(format, counter, messages));
-            return Err(self.over(format, counter, messages, needed, |_| true, limit));
+        if lost_latest || (history(false) && !history(true)) {
+            let needed = fixed.saturating_add(self.latest_turn_tokens());
+            return Err(self.over(needed, |_| true));
         }
         Ok(())
     }
 
     /// What the latest turn costs with the system messages before it: from the
     /// latest user message to the end.
-    fn latest_turn_tokens<M: ChatMessage>(
-        &self,
-        format: ChatFormat,
-        counter: &dyn TokenCounter,
-        messages: &[M],
-    ) -> usize {
+    fn latest_turn_tokens(&self) -> usize {
+        let (format, counter, messages) = (self.format, self.counter, self.messages);
         let start = self.latest.unwrap_or(0);
         messages[..start]
             .iter()
