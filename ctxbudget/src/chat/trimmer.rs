@@ -556,19 +556,16 @@ impl<C: TokenCounter> ChatTrimmer<C> {
         // Its unit may start with the call its results answer (Anthropic's results
         // followed by the question): `start_on` would drop it, so the nearest unit
         // before it that starts on one of those roles is kept too.
-        let unit = units.partition_point(|u| u.first() <= latest);
-        let Some(own) = unit.checked_sub(1).map(|u| &units[u]) else {
+        let Some(unit) = units.iter().position(|u| u.members.contains(&latest)) else {
             return protected;
         };
+        let own = &units[unit];
         let starts_on = |u: &Unit| {
             let role = history[u.first()].role();
             self.start_on.contains(role) && !(self.include_system && role == Role::System)
         };
         if !self.start_on.is_empty() && !starts_on(own) {
-            let anchor = units[..unit - 1]
-                .iter()
-                .rev()
-                .find(|u| kept(u) && starts_on(u));
+            let anchor = units[..unit].iter().rev().find(|u| kept(u) && starts_on(u));
             if let Some(anchor) = anchor {
                 protected[anchor.first()] = true;
             }

@@ -95,8 +95,12 @@ pub struct FittedRequest<R> {
 /// Trimming removes whole messages, oldest first, and touches no field of a kept
 /// message. It keeps the system (and OpenAI developer) messages and the latest user
 /// message, keeps every tool call with all of its results (parallel calls are never
-/// split), and starts the history on a user message. Fields outside `messages` (tool
-/// definitions, a top-level system prompt) are kept and counted first.
+/// split), and starts the history on a user message. The latest user message is the
+/// last one that carries more than tool results, kept with the call its results
+/// answer when it has any (Anthropic's results followed by the next question); an
+/// Anthropic tool-use loop after it that started with thinking is kept whole, or the
+/// request does not fit. Fields outside `messages` (tool definitions, a top-level
+/// system prompt) are kept and counted first.
 ///
 /// The request is checked first ([`WireRequest::validate`]): a request the provider
 /// would reject (an orphaned tool result, a duplicate call id, ...) is an error that
