@@ -9,7 +9,7 @@ use ctxbudget::models::Model;
 use ctxbudget::request::anthropic::MessagesRequest;
 use ctxbudget::request::openai::ChatRequest;
 use ctxbudget::request::{
-    DEFAULT_OUTPUT, FittedRequest, RequestError, RequestFitter, RequestFormat, RequestReport,
+    FittedRequest, InputLimit, OutputReservation, RequestError, RequestFitter, RequestFormat, RequestReport,
     WireRequest, detect_format,
 };
 use serde_json::json;
@@ -214,37 +214,38 @@ impl Fitter {
         // not --max-input lowers the limit further: one limit, one wording.
         let mut reserved = None;
         if let Some(model) = self.model {
-            fitter = fitter.with_window(model.context_window(), default_output(model));
+            fitter = fitter.with_limit(InputLimit::for_model(model));
             if let Some(max_input) = self.max_input {
                 let (limit, output) = fitter
                     .input_limit(&request)
                     .map_err(|e| request_error(&e))?;
                 fitter = fitter.with_max_input(limit.min(max_input));
-                reserved = Some(output);
+                let kind = if request.max_output_tokens().is_some() {
+                    OutputReservation::Body
+                } else {
+                    OutputReservation::Default
+                };
+                reserved = Some((output, kind));
             }
         } else if let Some(max_input) = self.max_input {
             fitter = fitter.with_max_input(max_input);
         }
         let mut result = fitter.fit(request).map_err(|e| request_error(&e))?;
-        if let Some(output) = reserved {
+        if let Some((output, kind)) = reserved {
             result.report.output_reserved = output;
+            result.report.output = kind;
         }
         Ok(result)
     }
-}
-
-/// The output reserved from `model`'s window when the body sets no output limit.
-fn default_output(model: &Model) -> usize {
-    model.max_output_tokens().unwrap_or(DEFAULT_OUTPUT)
 }
 
 /// The library's message, with the exit code that goes with it: 2 when the request
 /// is valid but cannot fit, 1 otherwise.
 pub fn request_error(error: &RequestError) -> CliError {
     match error {
-        RequestError::DoesNotFit { .. } | RequestError::OutputOverWindow { .. } => {
-            CliError::does_not_fit(error.to_string())
-        }
+        RequestError::DoesNotFit { .. }
+        | RequestError::ToolLoopDoesNotFit { .. }
+        | RequestError::OutputOverWindow { .. } => CliError::does_not_fit(error.to_string()),
         _ => CliError::input(error.to_string()),
     }
 }

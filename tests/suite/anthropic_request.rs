@@ -828,3 +828,219 @@ fn in_a_tool_loop_the_question_is_kept_and_a_turn_that_cannot_fit_is_an_error() 
         other => panic!("{other:?}"),
     }
 }
+
+/// Three rounds as LangChain's Anthropic serializer writes them: each tool result
+/// and the next question in one user message. `thinking` is the block that starts
+/// the loop after query 2, if any.
+fn joined_session(thinking: Option<Value>) -> MessagesRequest {
+    let mut call_b: Vec<Value> = thinking.into_iter().collect();
+    call_b.push(json!({"type": "tool_use", "id": "toolu_b", "name": "search", "input": {"q": "second topic"}}));
+    let body = json!({"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [
+        {"role": "user", "content": "query 1: look up the first topic for me please"},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_a", "name": "search", "input": {"q": "first topic"}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_a", "content": "result A with a few words"},
+            {"type": "text", "text": "query 2: and now the second topic"}]},
+        {"role": "assistant", "content": call_b},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_b", "content": "result B with a few more words in it"}]}
+    ]});
+    MessagesRequest::from_json(&body.to_string()).unwrap()
+}
+
+/// The text of every message kept, for assertions that read.
+fn texts(request: &MessagesRequest) -> Vec<String> {
+    request
+        .messages()
+        .iter()
+        .map(|m| {
+            m.blocks()
+                .iter()
+                .map(|b| match b {
+                    ContentBlock::Text(t) => t.text.clone(),
+                    ContentBlock::ToolUse(c) => format!("call {}", c.id),
+                    ContentBlock::ToolResult(r) => format!("result {}", r.tool_use_id),
+                    other => other.kind().to_owned(),
+                })
+                .chain((m.blocks().is_empty()).then(|| m.content().to_owned()))
+                .collect::<Vec<_>>()
+                .join(" + ")
+        })
+        .collect()
+}
+
+#[test]
+fn a_question_after_tool_results_in_one_message_is_the_latest_user_message() {
+    let request = joined_session(None);
+    let message = &request.messages()[2];
+    assert!(message.carries_user_content() && message.tool_result_ids().count() == 1);
+    assert!(!request.messages()[4].carries_user_content());
+    let fitter = |limit| RequestFitter::new(words).with_max_input(limit);
+    let whole = fitter(0).count(&request).tokens;
+    // One token under the whole request: query 2 stays with call A (its results
+    // answer it) and with query 1 (Anthropic's requests start on a user message);
+    // the unfinished round of call B goes.
+    let fitted = fitter(whole - 1).fit(request.clone()).unwrap();
+    assert_eq!(
+        texts(&fitted.request),
+        [
+            "query 1: look up the first topic for me please",
+            "call toolu_a",
+            "result toolu_a + query 2: and now the second topic"
+        ]
+    );
+    fitted.request.validate().unwrap();
+    assert!(fitted.report.tokens_after < whole);
+    // Under what those three need: an error, never a body without query 2.
+    let needed = fitter(0).count(&fitted.request).tokens;
+    match fitter(needed - 1).fit(request) {
+        Err(RequestError::DoesNotFit {
+            needed: said,
+            limit,
+            over,
+        }) => {
+            assert_eq!((said, limit, over), (needed, needed - 1, 1));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_trimmer_keeps_a_question_that_follows_tool_results_and_starts_on_a_user_message() {
+    let request = joined_session(None);
+    let format = request.chat_format();
+    let whole = format.count_messages(&CharEstimate, request.messages());
+    for budget in (0..=whole).rev() {
+        let trimmer = ChatTrimmer::new(CharEstimate, budget)
+            .with_format(format)
+            .with_start_on_user(true);
+        let Ok(trimmed) = trimmer.trim(request.messages()) else {
+            break;
+        };
+        let kept: Vec<usize> = trimmed.elements().iter().map(|e| e.seq).collect();
+        assert!(kept.starts_with(&[0, 1, 2]), "budget {budget}: {kept:?}");
+    }
+}
+
+#[test]
+fn a_tool_loop_that_starts_with_thinking_stays_whole_or_does_not_fit() {
+    let thinking = json!({"type": "thinking", "thinking": "Search the second topic, then compare.", "signature": "c2ln"});
+    let request = joined_session(Some(thinking));
+    let fitter = |limit| RequestFitter::new(words).with_max_input(limit);
+    let whole = fitter(0).count(&request).tokens;
+    fitter(whole).fit(request.clone()).unwrap();
+    // Without the thinking, the round of call B could go (see above); with it, the
+    // loop stays with query 2 whatever the limit, so one token short is an error
+    // that says why and needs the whole request.
+    for limit in [whole - 1, whole / 2, 0] {
+        match fitter(limit).fit(request.clone()) {
+            Err(
+                err @ RequestError::ToolLoopDoesNotFit {
+                    needed,
+                    limit: said,
+                    over,
+                },
+            ) => {
+                assert_eq!((needed, said, over), (whole, limit, whole - limit));
+                assert!(
+                    err.to_string()
+                        .contains("tool loop whole with its thinking"),
+                    "{err}"
+                );
+            }
+            other => panic!("limit {limit}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn the_trimmer_keeps_a_tool_loop_with_its_first_step_or_drops_it_whole() {
+    // The loop after the question: its first step carries the thinking, its later
+    // steps do not (no interleaved thinking).
+    let body = json!({"model": "claude-sonnet-4-5", "max_tokens": 1024,
+        "thinking": {"type": "enabled", "budget_tokens": 2048},
+        "messages": [
+        {"role": "user", "content": "read both files and compare them"},
+        {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "First a.rs, then b.rs, then compare the two of them.", "signature": "c2ln"},
+            {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"path": "a.rs"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "fn a() {}"}]},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_2", "name": "read", "input": {"path": "b.rs"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_2", "content": "fn b() {}"}]}
+    ]});
+    let request = MessagesRequest::from_json(&body.to_string()).unwrap();
+    request.validate().unwrap();
+    let format = request.chat_format();
+    let whole = format.count_messages(&CharEstimate, request.messages());
+    let mut shapes = std::collections::BTreeSet::new();
+    for budget in 0..=whole {
+        let trimmer = ChatTrimmer::new(CharEstimate, budget)
+            .with_format(format)
+            .with_start_on_user(true);
+        let Ok(trimmed) = trimmer.trim(request.messages()) else {
+            continue;
+        };
+        let keep: Vec<bool> = (0..5)
+            .map(|i| trimmed.elements().iter().any(|e| e.seq == i))
+            .collect();
+        let mut kept = request.clone();
+        kept.retain_messages(&keep);
+        kept.validate()
+            .unwrap_or_else(|e| panic!("budget {budget}: {keep:?}: {e}"));
+        shapes.insert(keep);
+    }
+    assert_eq!(
+        shapes.into_iter().collect::<Vec<_>>(),
+        [vec![true, false, false, false, false], vec![true; 5]]
+    );
+}
+
+#[test]
+fn with_thinking_enabled_a_tool_loop_without_its_thinking_is_refused() {
+    let body = |thinking: Value, first_step: Value| {
+        json!({"model": "claude-sonnet-4-5", "max_tokens": 4096, "thinking": thinking, "messages": [
+            {"role": "user", "content": "an old question"},
+            {"role": "assistant", "content": "an old answer, without thinking"},
+            {"role": "user", "content": "read the file"},
+            {"role": "assistant", "content": first_step},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "fn a() {}"}]},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_2", "name": "read", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_2", "content": "fn b() {}"}]}
+        ]})
+    };
+    let call = json!({"type": "tool_use", "id": "toolu_1", "name": "read", "input": {}});
+    let enabled = json!({"type": "enabled", "budget_tokens": 2048});
+    let check = |body: Value| {
+        MessagesRequest::from_json(&body.to_string())
+            .unwrap()
+            .validate()
+    };
+    let err = check(body(enabled.clone(), json!([call.clone()]))).unwrap_err();
+    assert!(
+        matches!(err, RequestError::InvalidMessage { message: 3, .. }),
+        "{err}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("must start with a `thinking` block"),
+        "{message}"
+    );
+    assert!(
+        message.len() < 200,
+        "{} characters: {message}",
+        message.len()
+    );
+    // With its thinking (or redacted thinking) first, it is what Anthropic takes.
+    for first in [
+        json!({"type": "thinking", "thinking": "read it", "signature": "c2ln"}),
+        json!({"type": "redacted_thinking", "data": "ZW5j"}),
+    ] {
+        check(body(enabled.clone(), json!([first, call.clone()]))).unwrap();
+    }
+    // Thinking off, or adaptive (the model may skip thinking): no such rule.
+    for thinking in [json!({"type": "disabled"}), json!({"type": "adaptive"})] {
+        check(body(thinking, json!([call.clone()]))).unwrap();
+    }
+}

@@ -1,7 +1,9 @@
-//! Property tests over generated Anthropic Messages requests: every valid request
+//! Property tests over generated Anthropic Messages requests (with thinking on or
+//! off, and questions that share a message with tool results): every valid request
 //! round-trips to an equal JSON value and validates; trimmed with `ChatTrimmer` and
 //! `retain_messages`, it still parses, round-trips, validates, fits, pairs every
-//! tool call with its results and keeps every field of every kept message.
+//! tool call with its results, keeps the latest question and a thinking loop whole,
+//! and keeps every field of every kept message.
 
 use std::collections::HashSet;
 
@@ -11,7 +13,7 @@ use ctxbudget::request::anthropic::{AnthropicMessage, MessagesRequest};
 use ctxbudget::{CharEstimate, ChatTrimmer};
 use proptest::prelude::*;
 
-use crate::request_fit::check_fit;
+use crate::request_fit::{check_fit, latest_user, thinking_loop};
 use serde_json::{Map, Value, json};
 
 const GIF: &str = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7";
@@ -142,6 +144,9 @@ struct Exchange {
     user: (Value, Vec<(String, Value)>),
     rounds: Vec<Round>,
     reply: Option<Value>,
+    /// The question goes in the message of the results before it, after them (as
+    /// LangChain writes a tool result and the next question), when there is one.
+    joined: bool,
 }
 
 fn exchange() -> impl Strategy<Value = Exchange> {
@@ -149,12 +154,33 @@ fn exchange() -> impl Strategy<Value = Exchange> {
         (content(user_block()), unknown_fields()),
         prop::collection::vec(round(), 0..3),
         prop::option::weighted(0.8, content(text_block())),
+        prop::bool::weighted(0.3),
     )
-        .prop_map(|(user, rounds, reply)| Exchange {
+        .prop_map(|(user, rounds, reply, joined)| Exchange {
             user,
             rounds,
             reply,
+            joined,
         })
+}
+
+/// The `thinking` setting: none, enabled or adaptive.
+fn thinking_setting() -> impl Strategy<Value = Option<Value>> {
+    prop_oneof![
+        2 => Just(None),
+        1 => Just(Some(json!({"type": "enabled", "budget_tokens": 2048}))),
+        1 => Just(Some(json!({"type": "adaptive"}))),
+        1 => Just(Some(json!({"type": "disabled"}))),
+    ]
+}
+
+/// The blocks of a user message's content.
+fn as_blocks(content: Value) -> Vec<Value> {
+    match content {
+        Value::Array(blocks) => blocks,
+        Value::String(text) => vec![json!({"type": "text", "text": text})],
+        other => vec![other],
+    }
 }
 
 /// A valid request body, as JSON.
@@ -168,14 +194,30 @@ fn request() -> impl Strategy<Value = Value> {
         ]),
         any::<bool>(),
         unknown_fields(),
+        thinking_setting(),
     )
-        .prop_map(|(exchanges, model, system, tools, fields)| {
-            let mut messages = Vec::new();
+        .prop_map(|(exchanges, model, system, tools, fields, thinking)| {
+            let enabled = thinking.as_ref().is_some_and(|t| t["type"] == "enabled");
+            let mut messages: Vec<Value> = Vec::new();
             let mut next_id = 0;
             for (e, exchange) in exchanges.iter().enumerate() {
+                let last = e + 1 == exchanges.len();
                 let (user, fields) = exchange.user.clone();
-                messages.push(message("user", user, fields));
-                for round in &exchange.rounds {
+                let after_results = messages.last().is_some_and(|m: &Value| {
+                    m["content"].as_array().is_some_and(|b| b.iter().all(|b| b["type"] == "tool_result"))
+                });
+                if exchange.joined && after_results {
+                    let results = messages.last_mut().unwrap()["content"].as_array_mut().unwrap();
+                    results.extend(as_blocks(user));
+                } else {
+                    messages.push(message("user", user, fields));
+                }
+                for (r, round) in exchange.rounds.iter().enumerate() {
+                    // With thinking enabled, the loop the request ends in starts with
+                    // its thinking, as Anthropic requires.
+                    let thinking = round.thinking.clone().or_else(|| {
+                        (enabled && last && r == 0).then(|| json!({"type": "thinking", "thinking": "plan", "signature": "c2ln"}))
+                    });
                     let ids: Vec<String> = round
                         .inputs
                         .iter()
@@ -184,7 +226,7 @@ fn request() -> impl Strategy<Value = Value> {
                             format!("toolu_{next_id:04}")
                         })
                         .collect();
-                    let mut calls: Vec<Value> = round.thinking.iter().cloned().collect();
+                    let mut calls: Vec<Value> = thinking.into_iter().collect();
                     calls.extend(round.text.iter().map(|t| json!({"type": "text", "text": t})));
                     calls.extend(ids.iter().zip(&round.inputs).map(|(id, input)| {
                         json!({"type": "tool_use", "id": id, "name": "tool", "input": input})
@@ -214,7 +256,6 @@ fn request() -> impl Strategy<Value = Value> {
                 }
                 // The last exchange may end on tool results: a request in the
                 // middle of a tool-use loop.
-                let last = e + 1 == exchanges.len();
                 if let (Some(reply), false) = (&exchange.reply, last) {
                     messages.push(message("assistant", reply.clone(), Vec::new()));
                 }
@@ -226,6 +267,9 @@ fn request() -> impl Strategy<Value = Value> {
             if tools {
                 body["tools"] = json!([{"name": "tool", "description": "Does things.", "input_schema": {"type": "object"}}]);
                 body["tool_choice"] = json!({"type": "auto"});
+            }
+            if let Some(thinking) = thinking {
+                body["thinking"] = thinking;
             }
             with_fields(body, fields)
         })
@@ -317,6 +361,14 @@ proptest! {
             if key != "messages" {
                 prop_assert_eq!(&written[key], value);
             }
+        }
+        // The latest question stays, and a tool-use loop that starts with thinking
+        // is kept whole or dropped whole.
+        if let Some(latest) = latest_user(request.messages()) {
+            prop_assert!(keep[latest], "the latest user message {} is kept", latest);
+        }
+        if let Some(start) = thinking_loop(request.messages()) {
+            prop_assert!(keep[start..].iter().all(|&k| k == keep[start]), "{:?}", keep);
         }
         // Calls and results together; a request with messages is one Anthropic takes.
         let (calls, results) = pairing(&out);

@@ -186,7 +186,8 @@ proptest! {
         prompt.system = system;
         prompt.messages = history.clone();
         let openai = prompt.to_openai("gpt-4o");
-        prop_assert!(openai.validate().is_ok(), "{:?}", openai.validate());
+        // OpenAI refuses an empty `messages`, as Anthropic does.
+        prop_assert_eq!(openai.validate().is_ok(), !openai.messages.is_empty(), "{:?}", openai.validate());
         prop_assert_eq!(ChatRequest::from_json(&openai.to_json()).unwrap(), openai.clone());
 
         let anthropic = prompt.to_anthropic("claude-sonnet-4-5", 1024);

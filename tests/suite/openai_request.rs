@@ -220,7 +220,12 @@ fn trim_and_check(
         value(&out.to_json())["messages"].as_array().unwrap().len(),
         trimmed.elements().len()
     );
-    out.validate().expect("the trimmed request is valid");
+    // A trim may keep no message, a request OpenAI refuses.
+    if out.messages.is_empty() {
+        assert!(out.validate().is_err());
+    } else {
+        out.validate().expect("the trimmed request is valid");
+    }
     assert!(trimmed.tokens() <= budget);
     assert_eq!(out.message_tokens(counter), trimmed.tokens());
     // Every field of every kept message, and of the body, as it was.
@@ -386,6 +391,35 @@ fn broken_requests_are_errors_with_the_message_index() {
     assert!(
         err.to_string()
             .starts_with("message 0: a `system` message takes only text parts"),
+        "{err}"
+    );
+}
+
+#[test]
+fn validate_refuses_no_messages_and_two_results_for_one_call() {
+    let err = request(r#"{"model": "gpt-4o", "messages": []}"#)
+        .validate()
+        .unwrap_err();
+    assert!(
+        matches!(err, RequestError::InvalidField { ref field, .. } if field == "messages"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("is empty"), "{err}");
+
+    // The result of `call_weather_rome` (message 6) given a second time.
+    let mut body = value(&fixture("roles.json"));
+    let messages = body["messages"].as_array_mut().unwrap();
+    assert_eq!(messages[6]["tool_call_id"], "call_weather_rome");
+    let again = messages[6].clone();
+    messages.insert(8, again);
+    let err = request(&body.to_string()).validate().unwrap_err();
+    assert!(
+        matches!(err, RequestError::InvalidMessage { message: 8, .. }),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .contains("a second `tool` message answers `call_weather_rome`"),
         "{err}"
     );
 }
@@ -558,6 +592,10 @@ fn body(
             }
             Turn::Unknown(t) => messages.push(with_extra(json!({"role": "ipython", "content": t}))),
         }
+    }
+    // OpenAI takes no request without messages.
+    if messages.is_empty() {
+        messages.push(json!({"role": "user", "content": "question"}));
     }
     json!({"model": "gpt-4o", "messages": messages, "temperature": 0.5, "x_top": {"k": [true, null]}})
 }

@@ -4,6 +4,7 @@
 use std::fmt::Debug;
 
 use ctxbudget::TokenCounter;
+use ctxbudget::chat::{ChatMessage, Role};
 use ctxbudget::request::{RequestError, RequestFitter, WireRequest};
 use serde::Serialize;
 
@@ -14,7 +15,10 @@ use serde::Serialize;
 /// - its messages are the input's, in order, each unchanged, and the report's dropped
 ///   messages are the rest, so that `tokens_before` is the whole request's count;
 /// - a request that already fits comes back whole;
-/// - a request that cannot fit is `DoesNotFit` with the limit and the excess.
+/// - the latest user message (the last that carries more than tool results) is kept,
+///   and a tool-use loop after it that starts with thinking is kept whole;
+/// - a request that cannot fit is `DoesNotFit` (`ToolLoopDoesNotFit` when such a
+///   loop must stay) with the limit and the excess.
 pub fn check_fit<R, C>(request: &R, counter: C, limit: usize)
 where
     R: WireRequest + Clone + Debug,
@@ -59,21 +63,143 @@ where
             if whole <= limit {
                 assert!(report.dropped.is_empty(), "{report}");
             }
+            let dropped = |index: usize| report.dropped.iter().any(|d| d.index == index);
+            if let Some(latest) = latest_user(original) {
+                assert!(!dropped(latest), "the latest user message {latest} is kept");
+            }
+            if let Some(start) = thinking_loop(original) {
+                assert!(
+                    (start..original.len()).all(|i| !dropped(i)),
+                    "the thinking loop from {start} is kept whole: {report}"
+                );
+            }
         }
         Err(RequestError::DoesNotFit {
             needed,
             limit: said,
             over,
         }) => {
+            assert!(thinking_loop(request.messages()).is_none());
             assert_eq!(said, limit);
             assert!(needed > limit, "needed {needed} within {limit}");
             assert_eq!(over, needed - limit);
             assert!(whole > limit);
         }
+        Err(RequestError::ToolLoopDoesNotFit {
+            needed,
+            limit: said,
+            over,
+        }) => {
+            assert!(thinking_loop(request.messages()).is_some());
+            assert_eq!(said, limit);
+            assert!(needed > limit, "needed {needed} within {limit}");
+            assert!(
+                needed <= whole,
+                "needed {needed}, the whole request {whole}"
+            );
+            assert_eq!(over, needed - limit);
+        }
         Err(other) => panic!("a valid request with a limit: {other}"),
     }
 }
 
+/// The latest user message: the last user message that carries more than tool
+/// results.
+pub fn latest_user<M: ChatMessage>(messages: &[M]) -> Option<usize> {
+    messages
+        .iter()
+        .rposition(|m| m.role() == Role::User && m.carries_user_content())
+}
+
+/// Where the tool-use loop after the latest user message starts, when its first
+/// message starts with thinking and it makes a call.
+pub fn thinking_loop<M: ChatMessage>(messages: &[M]) -> Option<usize> {
+    let start = latest_user(messages)? + 1;
+    let first = messages.get(start)?;
+    let calls = messages[start..]
+        .iter()
+        .any(|m| m.tool_calls().next().is_some());
+    (first.starts_with_thinking() && calls).then_some(start)
+}
+
 fn json<T: Serialize>(value: &T) -> serde_json::Value {
     serde_json::to_value(value).expect("messages serialize")
+}
+
+#[test]
+fn gpt_4_is_fitted_to_its_own_window() {
+    use ctxbudget::models::Model;
+    use ctxbudget::request::openai::ChatRequest;
+    use ctxbudget::request::{DEFAULT_OUTPUT, InputLimit, OutputReservation};
+
+    // gpt-4's maximum output is its whole 8,192-token window: with no `max_tokens`
+    // in the body, the default output is reserved, not the window.
+    let gpt_4 = Model::lookup("gpt-4").unwrap();
+    assert_eq!(gpt_4.max_output_tokens(), Some(gpt_4.context_window()));
+    let body = r#"{"model": "gpt-4", "messages": [{"role": "user", "content": "Say hello in three languages."}]}"#;
+    let request = ChatRequest::from_json(body).unwrap();
+    let gpt_4_fitter = RequestFitter::for_model(gpt_4).unwrap();
+    assert_eq!(
+        gpt_4_fitter.input_limit(&request).unwrap(),
+        (8_192 - DEFAULT_OUTPUT, DEFAULT_OUTPUT)
+    );
+    let fitted = gpt_4_fitter.fit(request.clone()).unwrap();
+    assert_eq!(fitted.request, request);
+    assert_eq!(fitted.report.output, OutputReservation::Default);
+    let table = fitted.report.to_string();
+    assert!(
+        table.contains("4096 reserved for output: the default, the body sets no limit"),
+        "{table}"
+    );
+    // The body's own limit is reserved as it is; one that leaves no input is an
+    // error that says so, never a limit of 0.
+    let own =
+        ChatRequest::from_json(&body.replace("\"messages\"", "\"max_tokens\": 1000, \"messages\""))
+            .unwrap();
+    let fitted = gpt_4_fitter.fit(own).unwrap();
+    assert_eq!(
+        (fitted.report.limit, fitted.report.output),
+        (7_192, OutputReservation::Body)
+    );
+    let all =
+        ChatRequest::from_json(&body.replace("\"messages\"", "\"max_tokens\": 8192, \"messages\""))
+            .unwrap();
+    let err = gpt_4_fitter.fit(all).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RequestError::OutputOverWindow {
+                output: 8_192,
+                window: 8_192
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("leaves no input"), "{err}");
+    // Models whose output shares the window keep at least half of it for input.
+    for (window, max_output, input) in [
+        (8_192, None, 4_096),
+        (2_048, None, 1_024),
+        (2_048, Some(2_048), 1_024),
+        (128_000, Some(16_384), 111_616),
+        (200_000, None, 200_000 - DEFAULT_OUTPUT),
+        (1, None, 1),
+    ] {
+        let model = gpt_4
+            .clone()
+            .with_context_window(window)
+            .with_max_output_tokens(max_output);
+        let InputLimit::Window {
+            window: w,
+            default_output,
+        } = InputLimit::for_model(&model)
+        else {
+            panic!("a window");
+        };
+        assert_eq!(
+            (w, w - default_output),
+            (window, input),
+            "{window} {max_output:?}"
+        );
+    }
 }

@@ -156,7 +156,9 @@ fn what_must_stay_over_the_limit_exits_2_with_how_much() {
         .with_max_input(10)
         .fit(input)
         .unwrap_err();
-    let RequestError::DoesNotFit { over, .. } = err else {
+    let (RequestError::DoesNotFit { over, .. } | RequestError::ToolLoopDoesNotFit { over, .. }) =
+        err
+    else {
         panic!("does not fit: {err}");
     };
     let path = request_fixture(ANTHROPIC);

@@ -229,6 +229,29 @@ pub trait ChatMessage {
         self.tool_call_id().into_iter()
     }
 
+    /// Whether this (user) message carries something of the user's besides tool
+    /// results: a question, an instruction, an image. Default: whether it answers no
+    /// call ([`tool_result_ids`](ChatMessage::tool_result_ids) is empty).
+    ///
+    /// The latest user message that does is the *latest user message* the trimmer
+    /// keeps, wherever its parts sit. Override it when one message can hold both, as
+    /// an Anthropic user message of `tool_result` blocks followed by text does (the
+    /// question is kept with the calls those results answer).
+    fn carries_user_content(&self) -> bool {
+        self.tool_result_ids().next().is_none()
+    }
+
+    /// Whether this (assistant) message starts with the model's thinking (Anthropic's
+    /// `thinking` and `redacted_thinking` blocks). Default: false.
+    ///
+    /// When the message right after the latest user message does, the tool-use loop
+    /// it starts (every message after that user message) is kept or dropped whole:
+    /// the provider rejects a later step of the loop without the thinking that
+    /// started it.
+    fn starts_with_thinking(&self) -> bool {
+        false
+    }
+
     /// What the message's content costs with `counter`. Default: the count of
     /// [`content`](ChatMessage::content).
     ///
@@ -279,6 +302,12 @@ macro_rules! forward_chat_message {
             }
             fn tool_result_ids(&self) -> impl Iterator<Item = &str> {
                 (**self).tool_result_ids()
+            }
+            fn carries_user_content(&self) -> bool {
+                (**self).carries_user_content()
+            }
+            fn starts_with_thinking(&self) -> bool {
+                (**self).starts_with_thinking()
             }
             fn content_tokens<C: TokenCounter + ?Sized>(&self, counter: &C) -> usize {
                 (**self).content_tokens(counter)

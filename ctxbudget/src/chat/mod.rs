@@ -37,3 +37,5 @@ pub use message::{ChatMessage, Message, Role, ToolCall, ToolCallRef};
 pub use report::{DropReason, DroppedMessage, TrimmedChat};
 pub use session::{ChatSession, CutPolicy, Prepared, SessionError, SummaryInput};
 pub use trimmer::{ChatStrategy, ChatTrimmer};
+#[cfg(feature = "requests")]
+pub(crate) use units::{latest_user, thinking_loop};

@@ -79,7 +79,7 @@ impl<'m, M> Pass<'m, M> {
         self.limit().saturating_sub(self.total + self.reserved())
     }
 
-    fn is_kept(&self, unit: &Unit) -> bool {
+    pub(super) fn is_kept(&self, unit: &Unit) -> bool {
         unit.members.iter().all(|&s| self.dropped[s].is_none())
     }
 

@@ -7,7 +7,7 @@ use super::format::{ChatFormat, HistoryBudget};
 use super::message::{ChatMessage, Role};
 use super::pass::Pass;
 use super::report::{DropReason, TrimmedChat};
-use super::units::{RoleSet, Unit, answers_calls, tool_units};
+use super::units::{RoleSet, Unit, answers_calls, join_thinking_loop, latest_user, tool_units};
 use crate::count::TokenCounter;
 use crate::trim::{Keep, TrimOptions, trim_with};
 
@@ -44,7 +44,11 @@ pub enum ChatStrategy {
 ///    call with all its results. This step never drops the *protected* messages:
 ///    system messages (unless [`with_include_system(false)`](ChatTrimmer::with_include_system))
 ///    and the latest user message of the history that is not only tool results (unless
-///    [`with_keep_latest_user(false)`](ChatTrimmer::with_keep_latest_user)).
+///    [`with_keep_latest_user(false)`](ChatTrimmer::with_keep_latest_user)), with its
+///    unit. When that unit starts with a tool call (an Anthropic user message of
+///    results followed by a question) and [`with_start_on`](ChatTrimmer::with_start_on)
+///    is set, the nearest unit before it that starts on one of those roles is
+///    protected too, so that step 5 can keep the question.
 /// 4. **Partial**, with [`with_allow_partial`](ChatTrimmer::with_allow_partial): the
 ///    last unit step 3 dropped — the one next to the kept messages — comes back cut
 ///    to the room that is left, when it is one plain message (see
@@ -83,6 +87,10 @@ pub enum ChatStrategy {
 ///   ids in one message) form a single unit with all their results.
 /// - A unit is kept whole or dropped whole, never kept in part. When the hook removes
 ///   any member of a unit, the rest of it is dropped too ([`DropReason::Unpaired`]).
+/// - A tool-use loop that starts with thinking
+///   ([`starts_with_thinking`](ChatMessage::starts_with_thinking)) right after the
+///   latest user message is one unit, up to the end of the history: Anthropic
+///   rejects a later step of the loop without the thinking that started it.
 /// - A unit that is already broken in the input — a call with an id that has no
 ///   result, or a tool message that answers no call right before it — is dropped
 ///   ([`DropReason::Unpaired`]): the provider would reject it anyway.
@@ -498,12 +506,14 @@ impl<C: TokenCounter> ChatTrimmer<C> {
         history: &'m [M],
         mut pass: Pass<'m, M>,
     ) -> Result<TrimmedChat<'m, M>, ChatTrimError> {
-        let units = tool_units(history);
+        let mut units = tool_units(history);
+        join_thinking_loop(history, &mut units);
         pass.pair(&units);
         if !self.end_on.is_empty() {
             pass.end_on(&units, self.end_on);
         }
-        let boundary = pass.fit(&units, self.strategy, &self.protected(history), |m| {
+        let protected = self.protected(history, &units, |unit| pass.is_kept(unit));
+        let boundary = pass.fit(&units, self.strategy, &protected, |m| {
             self.format.message_tokens(&self.counter, m)
         });
         if self.allow_partial && pass.fits() {
@@ -525,24 +535,42 @@ impl<C: TokenCounter> ChatTrimmer<C> {
         pass.finish()
     }
 
-    /// `protected[seq]`: what the budget step may not drop.
-    fn protected<M: ChatMessage>(&self, history: &[M]) -> Vec<bool> {
-        let latest_user = if self.keep_latest_user {
-            // A user message that only answers tool calls (Anthropic's `tool_result`
-            // blocks) is part of the assistant's round, not the user's question.
-            history
-                .iter()
-                .rposition(|m| m.role() == Role::User && m.tool_result_ids().next().is_none())
-        } else {
-            None
-        };
-        history
+    /// `protected[seq]`: what the budget step may not drop. `kept` says which units
+    /// are still kept (after pairing).
+    fn protected<M: ChatMessage>(
+        &self,
+        history: &[M],
+        units: &[Unit],
+        kept: impl Fn(&Unit) -> bool,
+    ) -> Vec<bool> {
+        let mut protected: Vec<bool> = history
             .iter()
-            .enumerate()
-            .map(|(seq, m)| {
-                (self.include_system && m.role() == Role::System) || Some(seq) == latest_user
-            })
-            .collect()
+            .map(|m| self.include_system && m.role() == Role::System)
+            .collect();
+        // A user message that only answers tool calls (Anthropic's `tool_result`
+        // blocks) is part of the assistant's round, not the user's question.
+        let Some(latest) = latest_user(history).filter(|_| self.keep_latest_user) else {
+            return protected;
+        };
+        protected[latest] = true;
+        // Its unit may start with the call its results answer (Anthropic's results
+        // followed by the question): `start_on` would drop it, so the nearest unit
+        // before it that starts on one of those roles is kept too.
+        let Some(unit) = units.iter().position(|u| u.members.contains(&latest)) else {
+            return protected;
+        };
+        let own = &units[unit];
+        let starts_on = |u: &Unit| {
+            let role = history[u.first()].role();
+            self.start_on.contains(role) && !(self.include_system && role == Role::System)
+        };
+        if !self.start_on.is_empty() && !starts_on(own) {
+            let anchor = units[..unit].iter().rev().find(|u| kept(u) && starts_on(u));
+            if let Some(anchor) = anchor {
+                protected[anchor.first()] = true;
+            }
+        }
+        protected
     }
 
     /// Brings back the part of `unit` that fits in the room left, when it is one
@@ -608,19 +636,15 @@ mod tests {
             Message::assistant("a2"),
         ];
         let trimmer = ChatTrimmer::new(crate::count::CharEstimate, 0);
+        let units = tool_units(&history);
+        let protected = |t: &ChatTrimmer<_>| t.protected(&history, &units, |_| true);
+        assert_eq!(protected(&trimmer), vec![true, false, false, true, false]);
         assert_eq!(
-            trimmer.protected(&history),
-            vec![true, false, false, true, false]
-        );
-        assert_eq!(
-            trimmer
-                .clone()
-                .with_include_system(false)
-                .protected(&history),
+            protected(&trimmer.clone().with_include_system(false)),
             vec![false, false, false, true, false]
         );
         assert_eq!(
-            trimmer.with_keep_latest_user(false).protected(&history),
+            protected(&trimmer.with_keep_latest_user(false)),
             vec![true, false, false, false, false]
         );
     }

@@ -72,6 +72,44 @@ pub(super) fn tool_units<M: ChatMessage>(history: &[M]) -> Vec<Unit> {
     units
 }
 
+/// The latest user message: the last user message that carries something besides
+/// tool results ([`ChatMessage::carries_user_content`]), wherever its parts sit.
+pub(crate) fn latest_user<M: ChatMessage>(history: &[M]) -> Option<usize> {
+    history
+        .iter()
+        .rposition(|m| m.role() == Role::User && m.carries_user_content())
+}
+
+/// Where the tool-use loop after the latest user message starts, when it is one
+/// unit with its thinking: the message right after the latest user message is an
+/// assistant message that starts with thinking
+/// ([`ChatMessage::starts_with_thinking`]), and a call is made from there on.
+pub(crate) fn thinking_loop<M: ChatMessage>(history: &[M]) -> Option<usize> {
+    let start = latest_user(history)? + 1;
+    let first = history.get(start)?;
+    let calls = history[start..]
+        .iter()
+        .any(|m| m.tool_calls().next().is_some());
+    (first.role() == Role::Assistant && first.starts_with_thinking() && calls).then_some(start)
+}
+
+/// Joins the units of the [thinking loop](thinking_loop) into one: a later step of
+/// the loop is never kept without the first, which carries the thinking.
+pub(super) fn join_thinking_loop<M: ChatMessage>(history: &[M], units: &mut Vec<Unit>) {
+    let Some(start) = thinking_loop(history) else {
+        return;
+    };
+    let at = units.partition_point(|u| u.first() < start);
+    if units.len().saturating_sub(at) < 2 {
+        return;
+    }
+    let tail = units.split_off(at);
+    let complete = tail.iter().all(|u| u.complete);
+    let mut members: Vec<usize> = tail.into_iter().flat_map(|u| u.members).collect();
+    members.sort_unstable();
+    units.push(Unit { members, complete });
+}
+
 /// Whether `message` is a tool result: a [`Role::Tool`] message, or any message that
 /// names calls it answers (Anthropic's user message with `tool_result` blocks).
 pub(super) fn answers_calls<M: ChatMessage>(message: &M) -> bool {

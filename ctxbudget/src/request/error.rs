@@ -92,6 +92,21 @@ pub enum RequestError {
         /// `needed - limit`.
         over: usize,
     },
+    /// An Anthropic request ends in a tool-use loop that started with thinking: the
+    /// loop stays whole (a later step without the thinking is rejected), and with
+    /// what must stay besides it is over the input limit.
+    #[error(
+        "keeping the unfinished tool loop whole with its thinking needs at least {needed} input tokens, {over} over the limit of {limit}: raise the limit, or fit after the loop"
+    )]
+    ToolLoopDoesNotFit {
+        /// What must stay costs, the loop included; `usize::MAX` when too large to
+        /// count.
+        needed: usize,
+        /// The input limit.
+        limit: usize,
+        /// `needed - limit`.
+        over: usize,
+    },
     /// The fitter was asked to fit without a limit.
     #[error(
         "no input limit: call `with_max_input(tokens)` or `with_window(window, output)` on the RequestFitter before fitting"

@@ -1,16 +1,21 @@
 //! [`RequestFitter`]: count a provider request and trim it to its input limit by
 //! removing whole messages.
 
-use super::report::{DroppedRequestMessage, RequestReport};
+mod must_stay;
+
+use must_stay::MustStay;
+
+use super::report::{DroppedRequestMessage, OutputReservation, RequestReport};
 use super::{RequestCost, RequestError, WireRequest};
 use crate::ChatTrimmer;
-use crate::chat::{ChatFormat, ChatMessage, ChatTrimError, DropReason, Role};
+use crate::chat::{ChatMessage, ChatTrimError, DropReason, Role};
 use crate::count::TokenCounter;
 #[cfg(feature = "tiktoken")]
 use crate::models::{CounterError, Model, ModelCounter};
 
 /// The output reserved by [`RequestFitter::for_model`] for a model whose output shares
-/// its window, when the body sets no output limit.
+/// its window, when the body sets no output limit (at most half the window: see
+/// [`InputLimit::for_model`]).
 pub const DEFAULT_OUTPUT: usize = 4_096;
 
 /// How many tokens of input a request may use.
@@ -27,6 +32,37 @@ pub enum InputLimit {
         /// The output reserved when the body does not set its own limit.
         default_output: usize,
     },
+}
+
+#[cfg(feature = "tiktoken")]
+impl InputLimit {
+    /// The limit for `model`: its window, of which the body's output limit is
+    /// reserved, or else the model's maximum output, or else, for a model whose
+    /// output shares its window (no maximum of its own, or one that is the whole
+    /// window, as gpt-4's 8,192 of 8,192), [`DEFAULT_OUTPUT`] or half the window,
+    /// whichever is less: a small window keeps half for the input.
+    ///
+    /// ```
+    /// use ctxbudget::models::Model;
+    /// use ctxbudget::request::InputLimit;
+    ///
+    /// assert_eq!(
+    ///     InputLimit::for_model(Model::lookup("gpt-4")?),
+    ///     InputLimit::Window { window: 8_192, default_output: 4_096 }
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn for_model(model: &Model) -> Self {
+        let window = model.context_window();
+        let default_output = match model.max_output_tokens() {
+            Some(output) if output < window => output,
+            _ => DEFAULT_OUTPUT.min(window / 2),
+        };
+        InputLimit::Window {
+            window,
+            default_output,
+        }
+    }
 }
 
 /// What a request costs, part by part.
@@ -59,8 +95,12 @@ pub struct FittedRequest<R> {
 /// Trimming removes whole messages, oldest first, and touches no field of a kept
 /// message. It keeps the system (and OpenAI developer) messages and the latest user
 /// message, keeps every tool call with all of its results (parallel calls are never
-/// split), and starts the history on a user message. Fields outside `messages` (tool
-/// definitions, a top-level system prompt) are kept and counted first.
+/// split), and starts the history on a user message. The latest user message is the
+/// last one that carries more than tool results, kept with the call its results
+/// answer when it has any (Anthropic's results followed by the next question); an
+/// Anthropic tool-use loop after it that started with thinking is kept whole, or the
+/// request does not fit. Fields outside `messages` (tool definitions, a top-level
+/// system prompt) are kept and counted first.
 ///
 /// The request is checked first ([`WireRequest::validate`]): a request the provider
 /// would reject (an orphaned tool result, a duplicate call id, ...) is an error that
@@ -94,8 +134,9 @@ pub struct RequestFitter<C> {
 impl RequestFitter<ModelCounter> {
     /// A fitter for `model`: its counter ([`Model::counter`](crate::models::Model::counter):
     /// exact for OpenAI models, an upper estimate for Claude and Gemini) and its
-    /// window, less the body's output limit, or else the model's maximum output, or
-    /// else (for models whose output shares the window) 4,096 tokens.
+    /// limit, [`InputLimit::for_model`]: the window, less the body's output limit,
+    /// or else the model's maximum output, or else (for models whose output shares
+    /// the window) [`DEFAULT_OUTPUT`] or half the window, whichever is less.
     ///
     /// ```
     /// use ctxbudget::models::Model;
@@ -115,10 +156,7 @@ impl RequestFitter<ModelCounter> {
     /// file to load: load it with [`Model::counter_from_file`](crate::models::Model::counter_from_file)
     /// and use [`new`](RequestFitter::new) and [`with_window`](RequestFitter::with_window).
     pub fn for_model(model: &Model) -> Result<Self, CounterError> {
-        Ok(RequestFitter::new(model.counter()?).with_window(
-            model.context_window(),
-            model.max_output_tokens().unwrap_or(DEFAULT_OUTPUT),
-        ))
+        Ok(RequestFitter::new(model.counter()?).with_limit(InputLimit::for_model(model)))
     }
 }
 
@@ -150,6 +188,13 @@ impl<C: TokenCounter> RequestFitter<C> {
             window,
             default_output,
         });
+        self
+    }
+
+    /// Fits requests into `limit` ([`InputLimit::for_model`] gives a model's).
+    #[must_use]
+    pub fn with_limit(mut self, limit: InputLimit) -> Self {
+        self.limit = Some(limit);
         self
     }
 
@@ -206,11 +251,14 @@ impl<C: TokenCounter> RequestFitter<C> {
         }
     }
 
-    /// The input limit for `request`: the limit set, less the output it reserves.
+    /// The input limit for `request` and the output it reserves: the limit set,
+    /// less the output.
     ///
     /// # Errors
     ///
-    /// [`RequestError::NoLimit`] when no limit was set.
+    /// [`RequestError::NoLimit`] when no limit was set, and
+    /// [`RequestError::OutputOverWindow`] when the output reserved is the whole
+    /// window or more, which leaves no input.
     pub fn input_limit<R: WireRequest>(&self, request: &R) -> Result<(usize, usize), RequestError> {
         match self.limit {
             None => Err(RequestError::NoLimit),
@@ -223,8 +271,8 @@ impl<C: TokenCounter> RequestFitter<C> {
                     .max_output_tokens()
                     .map_or(default_output, |t| usize::try_from(t).unwrap_or(usize::MAX));
                 match window.checked_sub(output) {
-                    Some(input) => Ok((input, output)),
-                    None => Err(RequestError::OutputOverWindow { output, window }),
+                    Some(input) if input > 0 => Ok((input, output)),
+                    _ => Err(RequestError::OutputOverWindow { output, window }),
                 }
             }
         }
@@ -238,7 +286,9 @@ impl<C: TokenCounter> RequestFitter<C> {
     ///   reject.
     /// - [`RequestError::DoesNotFit`] when what must stay (fixed fields, system
     ///   messages, the latest user message with its tool calls) is over the limit;
-    ///   it says by how much.
+    ///   it says by how much. [`RequestError::ToolLoopDoesNotFit`] when it is, and
+    ///   the request ends in a tool-use loop that started with thinking, which
+    ///   must stay whole too.
     /// - [`RequestError::NoLimit`] and [`RequestError::OutputOverWindow`] for a
     ///   limit that leaves no input.
     pub fn fit<R: WireRequest>(&self, mut request: R) -> Result<FittedRequest<R>, RequestError> {
@@ -250,15 +300,13 @@ impl<C: TokenCounter> RequestFitter<C> {
         } = request.fixed_cost(&self.counter);
         assumptions.extend(request.message_assumptions());
         let format = request.chat_format();
-        let does_not_fit = |needed: usize| RequestError::DoesNotFit {
-            needed,
-            limit,
-            over: needed.saturating_sub(limit),
-        };
         let message_budget = limit.saturating_sub(fixed);
         let messages = request.messages();
         // `&C` is a counter only for this crate's counters: borrow it as an object.
         let counter: &dyn TokenCounter = &self.counter;
+        let must_stay = MustStay::of(messages, format, counter, limit);
+        // What the trim needed, without the thinking loop it dropped.
+        let does_not_fit = |needed: usize| must_stay.over(needed, |_| false);
         // A budget below the reply priming still trims, so that the error can say
         // what the messages that must stay need.
         let history_trimmer = ChatTrimmer::new(counter, message_budget.max(format.reply_priming()))
@@ -266,7 +314,10 @@ impl<C: TokenCounter> RequestFitter<C> {
             .with_start_on_user(true);
         let trimmed = match history_trimmer.trim(messages) {
             Ok(chat) if chat.tokens() <= message_budget && fixed <= limit => chat,
-            Ok(chat) => return Err(does_not_fit(fixed.saturating_add(chat.tokens()))),
+            Ok(chat) => {
+                let kept = |seq: usize| chat.elements().iter().any(|e| e.seq == seq);
+                return Err(must_stay.over(fixed.saturating_add(chat.tokens()), kept));
+            }
             Err(ChatTrimError::OverBudget { needed, .. }) => {
                 return Err(does_not_fit(fixed.saturating_add(needed)));
             }
@@ -296,19 +347,14 @@ impl<C: TokenCounter> RequestFitter<C> {
                 return Ok(FittedRequest { request, report });
             }
         }
-        // Starting on a user message may drop a tool-use round that the latest user
-        // message answers, and with it every message: a request with no message is
-        // one the provider rejects, so the latest turn not fitting is the error.
-        let had_history = messages.iter().any(|m| m.role() != Role::System);
-        let kept_history = trimmed.elements().iter().any(|e| e.role != Role::System);
-        if had_history && !kept_history {
-            let needed = latest_turn_tokens(format, counter, messages);
-            return Err(does_not_fit(fixed.saturating_add(needed)));
-        }
         let mut keep = vec![false; messages.len()];
         for element in trimmed.elements() {
             keep[element.seq] = true;
         }
+        // Starting on a user message may drop what the budget kept (a request with no
+        // message is one the provider rejects), and a thinking loop is a unit the
+        // budget may drop: what must stay not kept is the error.
+        must_stay.check(&keep, fixed, fixed.saturating_add(trimmed.tokens()))?;
         let dropped: Vec<DroppedRequestMessage> = trimmed
             .dropped()
             .iter()
@@ -359,11 +405,19 @@ impl<C: TokenCounter> RequestFitter<C> {
         fixed: usize,
         assumptions: Vec<super::Assumption>,
     ) -> RequestReport {
+        let output = match self.limit {
+            Some(InputLimit::Window { .. }) if request.max_output_tokens().is_some() => {
+                OutputReservation::Body
+            }
+            Some(InputLimit::Window { .. }) => OutputReservation::Default,
+            _ => OutputReservation::None,
+        };
         RequestReport {
             format: R::FORMAT,
             model: request.model().map(str::to_owned),
             limit,
             output_reserved,
+            output,
             tokens_before: None,
             tokens_after: fixed,
             fixed,
@@ -379,27 +433,6 @@ impl<C: TokenCounter> RequestFitter<C> {
 /// How many of `messages` are system messages.
 fn count_system<M: ChatMessage>(messages: &[M]) -> usize {
     messages.iter().filter(|m| m.role() == Role::System).count()
-}
-
-/// What the latest turn costs with the system messages before it: from the last user
-/// message that is not only tool results (the question a tool-use loop answers) to
-/// the end.
-fn latest_turn_tokens<M: ChatMessage>(
-    format: ChatFormat,
-    counter: &dyn TokenCounter,
-    messages: &[M],
-) -> usize {
-    let start = messages
-        .iter()
-        .rposition(|m| m.role() == Role::User && m.tool_result_ids().next().is_none())
-        .unwrap_or(0);
-    messages[..start]
-        .iter()
-        .filter(|m| m.role() == Role::System)
-        .fold(
-            format.count_messages(counter, &messages[start..]),
-            |sum, m| sum.saturating_add(format.message_tokens(counter, m)),
-        )
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ mod report;
 pub use detect::{detect_format, detect_value};
 pub use error::RequestError;
 pub use fit::{DEFAULT_OUTPUT, FittedRequest, InputLimit, RequestCount, RequestFitter};
-pub use report::{DroppedRequestMessage, RequestReport};
+pub use report::{DroppedRequestMessage, OutputReservation, RequestReport};
 
 use std::fmt;
 

@@ -22,6 +22,19 @@ pub struct DroppedRequestMessage {
     pub reason: DropReason,
 }
 
+/// Where the output reserved from a window came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum OutputReservation {
+    /// Nothing reserved: the limit was given as a maximum input.
+    None,
+    /// The body's own output limit (`max_tokens`, `max_completion_tokens`).
+    Body,
+    /// The fitter's default output, the body setting no limit of its own (see
+    /// [`InputLimit::for_model`](super::InputLimit::for_model)).
+    Default,
+}
+
 /// What [`RequestFitter::fit`](super::RequestFitter::fit) did: what was dropped and
 /// why, the tokens before and after, the limit.
 ///
@@ -38,6 +51,8 @@ pub struct RequestReport {
     /// The output reserved from the window (0 when the limit was given as a maximum
     /// input).
     pub output_reserved: usize,
+    /// Where `output_reserved` came from.
+    pub output: OutputReservation,
     /// The input tokens of the request as it came in; `None` when messages were
     /// dropped without being counted (see
     /// [`with_count_dropped`](super::RequestFitter::with_count_dropped)).
@@ -119,11 +134,15 @@ impl fmt::Display for RequestReport {
             )?,
         }
         writeln!(f, "  after      {:>8} tokens", self.tokens_after)?;
-        writeln!(
+        write!(
             f,
-            "  limit      {:>8} tokens ({} reserved for output)",
+            "  limit      {:>8} tokens ({} reserved for output",
             self.limit, self.output_reserved
         )?;
+        match self.output {
+            OutputReservation::Default => writeln!(f, ": the default, the body sets no limit)")?,
+            _ => writeln!(f, ")")?,
+        }
         write!(f, "  unused     {:>8} tokens", self.unused())?;
         let mut reasons: Vec<(DropReason, usize)> = Vec::new();
         for d in &self.dropped {

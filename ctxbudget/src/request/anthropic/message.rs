@@ -93,6 +93,11 @@ impl<'de> Deserialize<'de> for AnthropicRole {
 /// - [`tool_result_ids`](ChatMessage::tool_result_ids) are the `tool_use_id`s of its
 ///   `tool_result` blocks: a user message answering several calls is kept or
 ///   dropped with them;
+/// - [`carries_user_content`](ChatMessage::carries_user_content) is true for a user
+///   message with anything besides `tool_result` blocks: results followed by the
+///   next question (as LangChain writes them) make the latest user message;
+/// - [`starts_with_thinking`](ChatMessage::starts_with_thinking) is true for an
+///   assistant message whose first block is `thinking` or `redacted_thinking`;
 /// - [`content`](ChatMessage::content) is the text of string content, or of a
 ///   message whose only block is a text block; it is `""` for other block content
 ///   (use [`text`](AnthropicMessage::text) for all its text), so such a message is
@@ -262,6 +267,18 @@ impl ChatMessage for AnthropicMessage {
 
     fn tool_result_ids(&self) -> impl Iterator<Item = &str> {
         self.tool_results().map(|r| r.tool_use_id.as_str())
+    }
+
+    fn carries_user_content(&self) -> bool {
+        self.opens_turn()
+    }
+
+    fn starts_with_thinking(&self) -> bool {
+        self.role == AnthropicRole::Assistant
+            && matches!(
+                self.blocks().first(),
+                Some(ContentBlock::Thinking(_) | ContentBlock::RedactedThinking(_))
+            )
     }
 
     fn content_tokens<C: TokenCounter + ?Sized>(&self, counter: &C) -> usize {

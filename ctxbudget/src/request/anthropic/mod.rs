@@ -90,7 +90,8 @@
 //! call without a result in the user turn right after it; a result whose call is
 //! not in the assistant turn right before it, or answered twice; a `tool_result`
 //! after other content of its user turn; a system block that is not text; a tool
-//! without a `name`.
+//! without a `name`; with thinking enabled, a tool-use loop after the latest user
+//! message whose first assistant message does not start with a thinking block.
 //!
 //! Consecutive messages of one role are one turn, as the API joins them ("Consecutive
 //! `user` or `assistant` turns in your request will be combined into a single turn",

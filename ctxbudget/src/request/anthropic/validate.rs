@@ -56,7 +56,52 @@ pub(super) fn validate(request: &MessagesRequest) -> Result<(), RequestError> {
             calls.insert(&call.id, i);
         }
     }
-    check_pairing(messages)
+    check_pairing(messages)?;
+    check_thinking_loop(request)
+}
+
+/// Whether the request turns extended thinking on: `"thinking": {"type": "enabled"}`.
+/// Adaptive thinking (`"type": "adaptive"`) lets the model think or not, so a step
+/// without thinking is no error there.
+fn thinking_enabled(request: &MessagesRequest) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Thinking {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+    }
+    request
+        .extra
+        .get("thinking")
+        .and_then(|raw| serde_json::from_str::<Thinking>(raw.get()).ok())
+        .is_some_and(|t| t.kind.as_deref() == Some("enabled"))
+}
+
+/// With thinking enabled, a tool-use loop after the latest user message (the final
+/// assistant turn, see [`ThinkingRetention`](super::ThinkingRetention)) starts with
+/// the thinking that began it: "a final `assistant` message must start with a
+/// thinking block (preceding the lastmost set of `tool_use` and `tool_result`
+/// blocks)", Anthropic's 400 says.
+fn check_thinking_loop(request: &MessagesRequest) -> Result<(), RequestError> {
+    use crate::chat::ChatMessage;
+
+    if !thinking_enabled(request) {
+        return Ok(());
+    }
+    let messages = request.messages();
+    let Some(question) = messages.iter().rposition(AnthropicMessage::opens_turn) else {
+        return Ok(());
+    };
+    let turn = &messages[question + 1..];
+    let in_loop = turn.iter().any(|m| m.tool_uses().next().is_some());
+    match turn.first() {
+        Some(first) if in_loop && !first.starts_with_thinking() => {
+            Err(RequestError::InvalidMessage {
+                message: question + 1,
+                problem: "with thinking enabled, the tool-use loop after the latest user message must start with a `thinking` block: keep its first step whole, or disable thinking".to_owned(),
+            })
+        }
+        _ => Ok(()),
+    }
 }
 
 fn check_tools(request: &MessagesRequest) -> Result<(), RequestError> {

@@ -277,6 +277,7 @@ impl WireRequest for ChatRequest {
 
     /// Checks, in this order:
     ///
+    /// - `messages` is not empty ([`RequestError::InvalidField`]);
     /// - each message: a `system`, `developer`, `user` or `tool` message has
     ///   `content`; `system`, `developer` and `tool` content is text (parts of type
     ///   `text` only); `user` content has no `refusal` part; `assistant` content has
@@ -288,8 +289,9 @@ impl WireRequest for ChatRequest {
     ///   ([`RequestError::InvalidMessage`]);
     /// - call ids are unique in the request ([`RequestError::DuplicateCallId`]);
     /// - the messages right after an assistant message with `tool_calls` are `tool`
-    ///   messages answering its ids, one at least for each
-    ///   ([`RequestError::OrphanToolResult`], [`RequestError::UnansweredToolCall`]),
+    ///   messages answering its ids, exactly one for each
+    ///   ([`RequestError::OrphanToolResult`], [`RequestError::UnansweredToolCall`],
+    ///   [`RequestError::InvalidMessage`] for a second result),
     ///   and a legacy `function_call` is followed by the `function` message of that
     ///   name ([`RequestError::InvalidMessage`]).
     ///

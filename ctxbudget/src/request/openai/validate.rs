@@ -10,6 +10,13 @@ use crate::request::RequestError;
 
 pub(super) fn validate(request: &ChatRequest) -> Result<(), RequestError> {
     let messages = &request.messages;
+    if messages.is_empty() {
+        return Err(RequestError::InvalidField {
+            field: "messages".to_owned(),
+            problem: "is empty: OpenAI needs at least one message; keep the user's latest message"
+                .to_owned(),
+        });
+    }
     for (index, message) in messages.iter().enumerate() {
         check_message(index, message)?;
     }
@@ -223,7 +230,14 @@ fn check_pairs(messages: &[RequestMessage]) -> Result<(), RequestError> {
                             id: id.to_owned(),
                         });
                     }
-                    answered.insert(id);
+                    if !answered.insert(id) {
+                        return Err(invalid(
+                            j,
+                            format!(
+                                "a second `tool` message answers `{id}`: keep one result per call"
+                            ),
+                        ));
+                    }
                 }
                 MessageRole::Function => {
                     if legacy.is_none() || result.name.as_deref() != legacy {
