@@ -149,10 +149,20 @@
 //!   kept), whole texts for a list of texts cut at its head or tail, lines for a
 //!   disclosed text, and bytes otherwise. `dropped` is `total - kept`.
 
+// The files read from the bottom up: each imports only the files below it here.
+//
+//   run, report      the entry points behind the derive and `ContextBudget`; the table and JSON
+//   engine           the four steps of the module docs
+//   share            how growing layers of one priority share what is left
+//   plan, assembled  the layers as declared; the result and its report
+//   options          what an assembly is asked for, and each layer's input
+//   content          `LayerContent`: how each kind of content is fitted
+//   chat             chat histories as layer content
+//   policy           policies, fitted layers, errors and `ROUNDS`: what every file shares
 mod assembled;
 mod chat;
 mod content;
-pub(crate) mod engine;
+mod engine;
 mod options;
 mod plan;
 mod policy;
