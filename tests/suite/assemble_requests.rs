@@ -208,3 +208,42 @@ proptest! {
         prop_assert!(requested <= assembled, "{} over {}", requested, assembled);
     }
 }
+
+/// The request errors an assembled request can meet say what went wrong, with the
+/// numbers, and how to fix it, in about 160 characters (they ran to 200-300).
+#[test]
+fn request_error_messages_are_one_sentence_of_what_and_one_of_how() {
+    use ctxbudget::request::RequestError;
+
+    let not_json = serde_json::from_str::<serde_json::Value>("{").unwrap_err();
+    let errors = [
+        RequestError::NotJson { source: not_json },
+        RequestError::OrphanToolResult {
+            message: 12,
+            id: "call_7Xk2pQ".into(),
+        },
+        RequestError::UnansweredToolCall {
+            message: 12,
+            id: "call_7Xk2pQ".into(),
+        },
+        RequestError::DoesNotFit {
+            needed: 130_000,
+            limit: 120_000,
+            over: 10_000,
+        },
+        RequestError::NoLimit,
+        RequestError::OutputOverWindow {
+            output: 8_192,
+            window: 8_192,
+        },
+    ];
+    for err in errors {
+        let message = err.to_string();
+        assert!(
+            message.len() <= 170,
+            "{} characters: {message}",
+            message.len()
+        );
+        assert!(message.contains(": ") || message.contains("; "), "no fix: {message}");
+    }
+}
