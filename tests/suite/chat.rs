@@ -452,7 +452,7 @@ fn start_on_user_drops_leading_assistant_and_tool_messages() {
         .unwrap();
     assert_eq!(seqs(&plain), [0, 1, 2, 3, 4, 5]);
     let trimmed = ChatTrimmer::new(CharEstimate, 1_000)
-        .with_start_on_user(true)
+        .with_start_on([Role::User])
         .trim(&history)
         .unwrap();
     assert_eq!(seqs(&trimmed), [0, 4, 5]);
@@ -631,7 +631,7 @@ proptest! {
         let strategy = if keep_first { ChatStrategy::KeepFirst } else { ChatStrategy::KeepLast };
         let trimmer = ChatTrimmer::new(CharEstimate, budget)
             .with_strategy(strategy)
-            .with_start_on_user(start_on_user);
+            .with_start_on(start_on_user.then_some(Role::User));
         let result = trimmer.trim_with(&history, |ctx| {
             ctx.remove(hook_removes.clone());
         });
