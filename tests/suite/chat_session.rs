@@ -661,7 +661,11 @@ fn a_message_too_large_to_count_is_not_zero_over_the_limit() {
     let message = err.to_string();
     assert!(!message.contains(" 0 over"), "{message}");
     // usize::MAX is printed once: as the limit, not as what the prompt needs.
-    assert_eq!(message.matches(&usize::MAX.to_string()).count(), 1, "{message}");
+    assert_eq!(
+        message.matches(&usize::MAX.to_string()).count(),
+        1,
+        "{message}"
+    );
     assert!(
         message.starts_with("a prompt with the message needs too many tokens to count"),
         "{message}"

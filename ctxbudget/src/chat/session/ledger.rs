@@ -252,7 +252,7 @@ mod tests {
         fn role(&self) -> Role {
             Role::User
         }
-        fn content(&self) -> &str {
+        fn content(&self) -> &'static str {
             ""
         }
         fn tool_result_ids(&self) -> impl Iterator<Item = &str> {
