@@ -29,6 +29,8 @@
 //! total; [`AssembleOptions::for_window`] assembles the same context for another
 //! window and output reservation, chosen at run time (the model the request goes
 //! to), with shares resolved at that window and fixed reservations as declared.
+//! `AssembleOptions::for_model` takes the window, the output reservation and the chat
+//! format of a model from the [catalogue](crate::models) in one call.
 //!
 //! What is checked when:
 //!
