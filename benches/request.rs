@@ -20,7 +20,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ctxbudget::chat::ChatFormat;
+use ctxbudget::chat::{ChatFormat, Role};
 use ctxbudget::request::openai::ChatRequest;
 use ctxbudget::request::{RequestFitter, WireRequest};
 use ctxbudget::{ChatTrimmer, Tiktoken, TokenCounter};
@@ -158,7 +158,7 @@ fn bench(c: &mut Criterion) {
     let total = fitter.count(&parsed).tokens;
     let baseline = fitter.fit(parsed.clone()).expect("fits");
     let kept_seqs: Vec<usize> = {
-        let trimmer = ChatTrimmer::new(&counter, LIMIT).with_start_on_user(true);
+        let trimmer = ChatTrimmer::new(&counter, LIMIT).with_start_on([Role::User]);
         trimmer
             .trim(parsed.messages())
             .expect("fits")

@@ -1,17 +1,21 @@
-//! One context for every model: the same struct assembled for windows chosen at run
-//! time, as a string prompt and as chat messages, and a budget read from a config
-//! file assembled the same way.
+//! One context for every model: the same struct assembled for the windows of models
+//! from the catalogue, as a string prompt and as chat messages, and a budget read from
+//! a config file assembled the same way.
 //!
 //! The fixed layers (the instructions, the question) keep their reservations in
 //! every window; the layers declared as shares of the window (the guide, the
-//! conversation, the retrieved passages) grow with it. A window too small for the
-//! fixed reservations is an error that says by how much.
+//! conversation, the retrieved passages) grow with it. `AssembleOptions::for_model`
+//! takes the window, the output to keep for the reply and the chat format from the
+//! catalogue, and the assembly's `output` is the request's `max_tokens`. A window too
+//! small for what the context reserves is an error that says by how much.
 //!
 //! Run: `cargo run --example model_windows` (no network: the texts are the
-//! fixtures in `tests/fixtures/`, counted with tiktoken's `o200k_base`).
+//! fixtures in `tests/fixtures/`, counted with each model's counter: tiktoken for
+//! OpenAI models, an upper estimate for Claude).
 
 use ctxbudget::assemble::{AssembleOptions, LayerInput, LayerPolicy};
-use ctxbudget::{ContextBudget, ContextLayers, Message, Tiktoken, select::RankedChunks};
+use ctxbudget::request::WireRequest;
+use ctxbudget::{ContextBudget, ContextLayers, Message, Model, Tiktoken, select::RankedChunks};
 use ctxbudget_tests::{MARKDOWN, PROSE};
 
 /// The context of one call; shares are of the window of the model it goes to.
@@ -75,25 +79,33 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         question: "How do I configure the parser for large files?".into(),
     };
 
-    // The declared window, then two models chosen at run time.
+    // The declared window, then models from the catalogue, chosen at run time.
     println!("== declared window: 8,192 tokens, 1,024 for the answer ==");
     println!("{}\n", context.assemble(&counter)?);
-    for (model, window, output) in [
-        ("a 32k model", 32_768, 4_096),
-        ("a 128k model", 128_000, 16_384),
-    ] {
-        let options = AssembleOptions::for_window(window, output);
-        let out = context.assemble_with(&counter, &options)?;
-        println!("== {model}: {window} tokens, {output} for the answer ==\n{out}\n");
+    for name in ["gpt-4o", "claude-sonnet-4-5"] {
+        let model = Model::lookup(name)?;
+        let options = AssembleOptions::for_model(model);
+        let out = context.assemble_with(&model.counter()?, &options)?;
+        println!(
+            "== {}: {} tokens, {} for the answer ==\n{out}\n",
+            model.name(),
+            out.window(),
+            out.output
+        );
     }
 
-    // As chat messages: the system message, the conversation, the final user message.
-    let out = context.assemble_messages(&counter, &AssembleOptions::for_window(32_768, 4_096))?;
-    println!("== as messages, for the 32k model ==\n{out}");
-    let chat = out.prompt.to_chat();
+    // As chat messages for Claude: the system message, the conversation, the final
+    // user message, sent as an Anthropic request whose `max_tokens` is the output the
+    // assembly kept.
+    let claude = Model::lookup("claude-sonnet-4-5")?;
+    let out = context.assemble_messages(&claude.counter()?, &AssembleOptions::for_model(claude))?;
+    println!("== as messages, for {} ==\n{out}", claude.name());
+    let request = out
+        .prompt
+        .to_anthropic(claude.name(), u64::try_from(out.output)?);
     println!(
-        "{} messages: system ({} chars), {} from the conversation, and the question with {} passages\n",
-        chat.len(),
+        "{} messages: system ({} chars), {} from the conversation, and the question with {} passages; max_tokens {}\n",
+        request.messages().len(),
         out.prompt.system.len(),
         out.prompt
             .sources
@@ -101,11 +113,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .filter(|s| s.index.is_some())
             .count(),
         out.layer("passages").map_or(0, |l| l.fitted.kept),
+        out.output,
     );
 
-    // Too small a window for the fixed reservations says by how much.
-    if let Err(err) = context.assemble_with(&counter, &AssembleOptions::for_window(1_000, 500)) {
-        println!("refused: {err}\n");
+    // gpt-4's window, 8,192 tokens with 4,096 kept for the answer, is too small for
+    // what the context reserves: the error says by how much.
+    let gpt_4 = Model::lookup("gpt-4")?;
+    if let Err(err) = context.assemble_with(&gpt_4.counter()?, &AssembleOptions::for_model(gpt_4)) {
+        println!("gpt-4 refused: {err}\n");
     }
 
     // The same from a config file, with the content given by layer name.

@@ -61,7 +61,7 @@ fuzz_target!(|data: &[u8]| {
     let start_on_user = options & 2 != 0;
     let mut trimmer = ChatTrimmer::new(CharEstimate, budget)
         .with_format(format)
-        .with_start_on_user(start_on_user)
+        .with_start_on(start_on_user.then_some(Role::User))
         .with_strategy(if options & 1 != 0 {
             ChatStrategy::KeepFirst
         } else {

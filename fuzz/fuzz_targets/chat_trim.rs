@@ -107,7 +107,7 @@ fuzz_target!(|data: &[u8]| {
     let strategy = if keep_first { ChatStrategy::KeepFirst } else { ChatStrategy::KeepLast };
     let mut trimmer = ChatTrimmer::new(counter, budget)
         .with_strategy(strategy)
-        .with_start_on_user(options & 2 != 0)
+        .with_start_on((options & 2 != 0).then_some(Role::User))
         .with_include_system(include_system)
         .with_keep_latest_user(keep_latest_user)
         .with_end_on(end_on.clone())

@@ -752,7 +752,7 @@ fn trimming_the_session_keeps_calls_with_results_and_every_kept_field() {
     while budget < whole * 2 {
         let trimmer = ChatTrimmer::new(CharEstimate, budget)
             .with_format(session.chat_format())
-            .with_start_on_user(true);
+            .with_start_on([Role::User]);
         if let Some(trimmed) = trim(&session, &trimmer) {
             let kept = trimmed.messages();
             sizes.push(kept.len());

@@ -7,7 +7,7 @@
 
 use std::collections::HashSet;
 
-use ctxbudget::chat::{ChatFormat, ChatStrategy};
+use ctxbudget::chat::{ChatFormat, ChatStrategy, Role};
 use ctxbudget::request::WireRequest;
 use ctxbudget::request::anthropic::{AnthropicMessage, MessagesRequest};
 use ctxbudget::{CharEstimate, ChatTrimmer};
@@ -335,7 +335,7 @@ proptest! {
         let budget = (whole as f64 * share) as usize;
         let trimmer = ChatTrimmer::new(CharEstimate, budget)
             .with_format(format)
-            .with_start_on_user(true)
+            .with_start_on([Role::User])
             .with_strategy(if keep_first { ChatStrategy::KeepFirst } else { ChatStrategy::KeepLast });
         let Ok(trimmed) = trimmer.trim(request.messages()) else {
             return Ok(());

@@ -5,12 +5,12 @@
 
 use std::sync::LazyLock;
 
-use ctxbudget::assemble::{AssembleOptions, PromptMessages};
+use ctxbudget::assemble::{AssembleOptions, LayerInput, PromptMessages};
 use ctxbudget::chat::{ChatFormat, ChatMessage, ToolCall};
 use ctxbudget::request::anthropic::MessagesRequest;
 use ctxbudget::request::openai::ChatRequest;
 use ctxbudget::request::{RequestFitter, WireRequest};
-use ctxbudget::{ContextLayers, Message, Tiktoken, TokenCounter};
+use ctxbudget::{ContextBudget, ContextLayers, Message, Model, Tiktoken, TokenCounter};
 use ctxbudget_tests::{CODE, MARKDOWN};
 use proptest::prelude::*;
 
@@ -131,6 +131,55 @@ fn an_anthropic_request_keeps_parallel_results_together_and_fits() {
     assert_eq!(counted + gathered, out.tokens);
 }
 
+/// One call takes the window, the output to keep and the chat format from the
+/// catalogue; the assembly's output is the request's `max_tokens`, and the fitter of
+/// the same model reserves it and takes the request as it is (the glue was about ten
+/// lines: the window, the output, the format, and `max_tokens` kept in step by hand).
+#[test]
+fn for_model_assembles_what_the_models_fitter_accepts() {
+    let claude = Model::lookup("claude-sonnet-4-5").unwrap();
+    let options = AssembleOptions::for_model(claude);
+    assert_eq!(options.window(), Some((200_000, 64_000)));
+    assert_eq!(options.chat_format(), ChatFormat::anthropic());
+    let counter = claude.counter().unwrap();
+    let agent = agent(60);
+    let out = agent.assemble_messages(&counter, &options).unwrap();
+    assert_eq!((out.window(), out.output), (200_000, 64_000));
+    let request = out
+        .prompt
+        .to_anthropic(claude.name(), u64::try_from(out.output).unwrap());
+    request.validate().unwrap();
+    let fitted = RequestFitter::for_model(claude)
+        .unwrap()
+        .fit(request.clone())
+        .unwrap();
+    assert_eq!(
+        (fitted.report.limit, fitted.report.output_reserved),
+        (out.limit, out.output)
+    );
+    assert!(!fitted.report.trimmed());
+    assert_eq!(fitted.request, request);
+
+    let gpt_4o = AssembleOptions::for_model(Model::lookup("gpt-4o").unwrap());
+    assert_eq!(gpt_4o.window(), Some((128_000, 16_384)));
+    assert_eq!(gpt_4o.chat_format(), ChatFormat::openai());
+    // gpt-4's output limit is its whole window: reserving it would leave no input.
+    let gpt_4 = Model::lookup("gpt-4").unwrap();
+    assert_eq!(gpt_4.max_output_tokens(), Some(gpt_4.context_window()));
+    let options = AssembleOptions::for_model(gpt_4);
+    assert_eq!(options.window(), Some((8_192, 4_096)));
+    let budget =
+        ContextBudget::new(8_192, [("system", 256), ("user", 256), ("output", 1_024)]).unwrap();
+    let layers = [
+        LayerInput::new("system", &"You are a careful coding agent."),
+        LayerInput::new("user", &"Which step breaks the parser?"),
+    ];
+    let out = budget
+        .assemble_messages(&layers, &gpt_4.counter().unwrap(), &options)
+        .unwrap();
+    assert_eq!((out.limit, out.output), (4_096, 4_096));
+}
+
 /// A history of user turns, each with 0 to 3 parallel calls, arguments of any text.
 fn arb_history() -> impl Strategy<Value = Vec<Message>> {
     prop::collection::vec(
@@ -207,5 +256,47 @@ proptest! {
             + ChatFormat::anthropic().count_messages(&*TIKTOKEN, &history);
         let requested = anthropic.count(&*TIKTOKEN).tokens;
         prop_assert!(requested <= assembled, "{} over {}", requested, assembled);
+    }
+}
+
+/// The request errors an assembled request can meet say what went wrong, with the
+/// numbers, and how to fix it, in about 160 characters (they ran to 200-300).
+#[test]
+fn request_error_messages_are_one_sentence_of_what_and_one_of_how() {
+    use ctxbudget::request::RequestError;
+
+    let not_json = serde_json::from_str::<serde_json::Value>("{").unwrap_err();
+    let errors = [
+        RequestError::NotJson { source: not_json },
+        RequestError::OrphanToolResult {
+            message: 12,
+            id: "call_7Xk2pQ".into(),
+        },
+        RequestError::UnansweredToolCall {
+            message: 12,
+            id: "call_7Xk2pQ".into(),
+        },
+        RequestError::DoesNotFit {
+            needed: 130_000,
+            limit: 120_000,
+            over: 10_000,
+        },
+        RequestError::NoLimit,
+        RequestError::OutputOverWindow {
+            output: 8_192,
+            window: 8_192,
+        },
+    ];
+    for err in errors {
+        let message = err.to_string();
+        assert!(
+            message.len() <= 170,
+            "{} characters: {message}",
+            message.len()
+        );
+        assert!(
+            message.contains(": ") || message.contains("; "),
+            "no fix: {message}"
+        );
     }
 }

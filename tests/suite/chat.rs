@@ -251,7 +251,7 @@ fn error_says_by_how_much() {
     assert_eq!(
         err.to_string(),
         format!(
-            "the messages that must stay (system messages and the latest user message) need {needed} tokens, reply priming included, but the budget is {} (2 over): raise the budget to at least {needed}, or let the trimmer drop them: system messages with `with_include_system(false)`, the latest user message with `with_keep_latest_user(false)` (add `with_allow_partial(true)` to keep part of a message that does not fit)",
+            "the messages that must stay need {needed} tokens with the reply priming, 2 over the budget of {}: raise the budget to at least {needed}, or shorten them",
             needed - 2
         )
     );
@@ -273,7 +273,7 @@ fn reply_priming_over_the_limit_says_what_it_is() {
     assert_eq!(err, expected);
     assert_eq!(
         err.to_string(),
-        "the chat format primes every reply with 3 tokens (`<|start|>assistant<|message|>` in OpenAI's format), more than the whole budget of 2: raise the budget to at least 3, or count with `ChatFormat::content_only()` (or `with_reply_priming(0)`) if the priming is accounted for elsewhere"
+        "the chat format primes every reply with 3 tokens, more than the whole budget of 2: raise the budget to at least 3, or count with `ChatFormat::content_only()`"
     );
     let history = small_history();
     let err = ChatTrimmer::new(CharEstimate, 2)
@@ -294,6 +294,37 @@ fn reply_priming_over_the_limit_says_what_it_is() {
             .trim::<Message>(&[])
             .is_ok()
     );
+}
+
+/// Both messages say what went wrong, with the numbers, and how to fix it, in about
+/// 160 characters (they ran to 220-300, naming builder methods in prose).
+#[test]
+fn trim_error_messages_are_one_sentence_of_what_and_one_of_how() {
+    let errors = [
+        ChatTrimError::OverBudget {
+            needed: 130_000,
+            budget: 120_000,
+            over: 10_000,
+        },
+        ChatTrimError::OverBudget {
+            needed: usize::MAX,
+            budget: 120_000,
+            over: usize::MAX - 120_000,
+        },
+        ChatTrimError::ReplyPriming {
+            priming: 3,
+            budget: 2,
+        },
+    ];
+    for err in errors {
+        let message = err.to_string();
+        assert!(
+            message.len() <= 160,
+            "{} characters: {message}",
+            message.len()
+        );
+        assert!(message.contains(": "), "no fix: {message}");
+    }
 }
 
 #[test]
@@ -421,7 +452,7 @@ fn start_on_user_drops_leading_assistant_and_tool_messages() {
         .unwrap();
     assert_eq!(seqs(&plain), [0, 1, 2, 3, 4, 5]);
     let trimmed = ChatTrimmer::new(CharEstimate, 1_000)
-        .with_start_on_user(true)
+        .with_start_on([Role::User])
         .trim(&history)
         .unwrap();
     assert_eq!(seqs(&trimmed), [0, 4, 5]);
@@ -600,7 +631,7 @@ proptest! {
         let strategy = if keep_first { ChatStrategy::KeepFirst } else { ChatStrategy::KeepLast };
         let trimmer = ChatTrimmer::new(CharEstimate, budget)
             .with_strategy(strategy)
-            .with_start_on_user(start_on_user);
+            .with_start_on(start_on_user.then_some(Role::User));
         let result = trimmer.trim_with(&history, |ctx| {
             ctx.remove(hook_removes.clone());
         });

@@ -639,7 +639,7 @@ fn system_message_alone_over_budget_is_an_error() {
         }
     );
     assert!(err.to_string().contains("raise the budget to at least 10"));
-    assert!(err.to_string().contains("with_include_system(false)"));
+    assert!(err.to_string().ends_with("or shorten them"), "{err}");
     // Without include_system, nothing fits and nothing is kept, as in LangChain.
     assert!(trim(&langchain_dummy(5), &history).elements().is_empty());
 }
@@ -789,8 +789,8 @@ fn start_on_roles_and_the_user_shorthand() {
             .iter()
             .all(|d| d.reason == DropReason::StartOn)
     );
-    // The shorthand reports StartOnUser, and `false` turns start_on off.
-    let trimmed = trim(&chat_trimmer.clone().with_start_on_user(true), &history);
+    // The user role alone reports StartOnUser.
+    let trimmed = trim(&chat_trimmer.clone().with_start_on([Role::User]), &history);
     assert_eq!(seqs(&trimmed), [3]);
     assert!(
         trimmed
@@ -798,10 +798,17 @@ fn start_on_roles_and_the_user_shorthand() {
             .iter()
             .all(|d| d.reason == DropReason::StartOnUser)
     );
-    let off = chat_trimmer
-        .clone()
-        .with_start_on([Role::Assistant])
-        .with_start_on_user(false);
+    // The deprecated shorthand keeps its meaning: `true` is `[Role::User]`, `false`
+    // is `[]`, whatever was set before.
+    #[allow(deprecated)]
+    let (on, off) = (
+        chat_trimmer.clone().with_start_on_user(true),
+        chat_trimmer
+            .clone()
+            .with_start_on([Role::Assistant])
+            .with_start_on_user(false),
+    );
+    assert_eq!(seqs(&trim(&on, &history)), [3]);
     assert_eq!(seqs(&trim(&off, &history)), [0, 1, 2, 3]);
     assert_eq!(
         seqs(&trim(&chat_trimmer.with_start_on([]), &history)),

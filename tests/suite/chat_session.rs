@@ -284,7 +284,8 @@ fn bad_input_is_refused_and_leaves_the_session_as_it_was() {
     assert_eq!(err, SessionError::UnknownToolCall { id: "c9".into() });
     assert!(
         err.to_string()
-            .contains("push the assistant message that makes the call")
+            .ends_with("push the call first, then its results right after it"),
+        "{err}"
     );
     same(&session);
     // A tool message that names no call.
@@ -565,14 +566,161 @@ fn a_limit_can_change_when_what_must_stay_fits() {
             .push(Message::user(format!("{i}").repeat(40)))
             .unwrap();
     }
-    assert!(matches!(
-        session.set_limit(50),
-        Err(SessionError::MessageTooLarge { tokens: 0, .. })
-    ));
+    // The system message (3 + 2 + 50), the latest user message (3 + 1 + 20), and 3
+    // to prime the reply.
+    let err = session.set_limit(50).unwrap_err();
+    assert_eq!(
+        err,
+        SessionError::LimitTooSmall {
+            needed: 55 + 24 + 3,
+            limit: 50
+        }
+    );
+    // No message was pushed: the error names none (it said "the message costs 0
+    // tokens").
+    let message = err.to_string();
+    assert!(!message.contains("message costs"), "{message}");
+    assert!(message.contains("32 over the new limit of 50"), "{message}");
     assert_eq!(session.limit(), 1_000);
     session.set_limit(200).unwrap();
     let prompt = session.prepare().unwrap();
     assert!(prompt.cut_moved() && prompt.tokens() <= 200);
+}
+
+/// 100,000 parallel calls: the call, its results one message each (the last call
+/// answered first), a pop that rebuilds the ledger, and a cut that drops them all.
+/// Each result is a hash lookup now; the open calls were searched one by one (30,000
+/// calls took 1.44 s in a release build, and 100,000 take minutes in a test build).
+#[test]
+fn a_hundred_thousand_parallel_calls_push_pop_and_cut_in_linear_time() {
+    const CALLS: usize = 100_000;
+    let mut session = ChatSession::new(CharEstimate, usize::MAX / 2)
+        .with_format(ChatFormat::content_only())
+        .with_policy(CutPolicy::minimal_fit());
+    session.push(Message::user("Read every file.")).unwrap();
+    let call = (0..CALLS).fold(Message::assistant(""), |message, i| {
+        message.with_tool_call(ToolCall::new(format!("call_{i}"), "read", "{}"))
+    });
+    session.push(call).unwrap();
+    for i in (0..CALLS).rev() {
+        session
+            .push(Message::tool(format!("call_{i}"), "ok"))
+            .unwrap();
+    }
+    assert!(session.pending_calls().is_empty());
+    assert_eq!(
+        session.push(Message::tool("call_5", "again")),
+        Err(SessionError::DuplicateToolResult {
+            id: "call_5".into()
+        })
+    );
+    let last = session.pop().expect("the last result");
+    assert_eq!(session.pending_calls(), ["call_0"]);
+    session.push(last).unwrap();
+    session.push(Message::user("Now sum them up.")).unwrap();
+    session.set_limit(100).unwrap();
+    let prompt = session.prepare().unwrap();
+    assert!(prompt.cut_moved());
+    assert_eq!(prompt.messages(), [Message::user("Now sum them up.")]);
+    assert_eq!(prompt.dropped().len(), CALLS + 2);
+    // The dropped call's ids stay unanswerable.
+    assert_eq!(
+        session.push(Message::tool("call_1", "late")),
+        Err(SessionError::UnknownToolCall {
+            id: "call_1".into()
+        })
+    );
+}
+
+/// A hostile counter that prices a message near `usize::MAX`, in a session whose limit
+/// is `usize::MAX`: the sum is too large to count, and the message says so instead of
+/// "0 over the limit".
+#[test]
+fn a_message_too_large_to_count_is_not_zero_over_the_limit() {
+    let huge = |t: &str| {
+        if t == "huge" {
+            usize::MAX - 20
+        } else {
+            t.len()
+        }
+    };
+    let mut session = ChatSession::new(huge, usize::MAX);
+    session.push(Message::user("hello")).unwrap();
+    let err = session.push(Message::assistant("huge")).unwrap_err();
+    let SessionError::MessageTooLarge {
+        tokens,
+        needed,
+        limit,
+    } = err
+    else {
+        panic!("{err}");
+    };
+    assert_eq!((needed, limit), (usize::MAX, usize::MAX));
+    // The message alone still counts: 3 per message, "assistant", its content.
+    assert_eq!(tokens, usize::MAX - 20 + 3 + 9);
+    let message = err.to_string();
+    assert!(!message.contains(" 0 over"), "{message}");
+    // usize::MAX is printed once: as the limit, not as what the prompt needs.
+    assert_eq!(
+        message.matches(&usize::MAX.to_string()).count(),
+        1,
+        "{message}"
+    );
+    assert!(
+        message.starts_with("a prompt with the message needs too many tokens to count"),
+        "{message}"
+    );
+    // A message whose own cost saturates says that.
+    let err = session
+        .push(Message::assistant("huge").with_name("huge"))
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("the message costs too many tokens to count"),
+        "{err}"
+    );
+    assert_eq!(session.len(), 1);
+}
+
+/// Every message says what went wrong, with the numbers, and how to fix it, in about
+/// 160 characters (they ran to 200-300, naming builder methods in prose).
+#[test]
+fn session_error_messages_are_one_sentence_of_what_and_one_of_how() {
+    let id = || "call_7Xk2pQ".to_owned();
+    let errors = [
+        SessionError::UnknownToolCall { id: id() },
+        SessionError::DuplicateToolResult { id: id() },
+        SessionError::DuplicateToolCallId { id: id() },
+        SessionError::ToolResultWithoutId,
+        SessionError::CallsAndResults,
+        SessionError::PendingToolCalls { ids: vec![id()] },
+        SessionError::MessageTooLarge {
+            tokens: 12_345,
+            needed: 130_000,
+            limit: 120_000,
+        },
+        SessionError::LimitTooSmall {
+            needed: 130_000,
+            limit: 120_000,
+        },
+        SessionError::SummaryTooLarge {
+            tokens: 12_345,
+            room: 10_000,
+        },
+        SessionError::ReplyPriming {
+            priming: 3,
+            limit: 2,
+        },
+    ];
+    for err in errors {
+        let message = err.to_string();
+        assert!(
+            message.len() <= 160,
+            "{} characters: {message}",
+            message.len()
+        );
+        assert!(message.contains(": "), "no fix: {message}");
+    }
 }
 
 // ---------------------------------------------------------------------------

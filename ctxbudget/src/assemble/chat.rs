@@ -6,8 +6,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-use super::engine::ROUNDS;
-use super::policy::{FitError, FittedLayer, LayerPolicy};
+use super::policy::{FitError, FittedLayer, LayerPolicy, ROUNDS};
 use crate::chat::{
     ChatFormat, ChatMessage, ChatStrategy, ChatTrimError, ChatTrimmer, DropReason, Message, Role,
     ToolCall,

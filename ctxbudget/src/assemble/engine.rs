@@ -14,7 +14,7 @@ use std::cmp::Reverse;
 use super::assembled::{Assembled, AssembledLayer, MessageSource, PromptMessages};
 use super::options::LayerRole;
 use super::plan::{Plan, Row};
-use super::policy::{AssembleError, FitError, FittedLayer};
+use super::policy::{AssembleError, FitError, FittedLayer, ROUNDS};
 use super::share::{Measured, Member, share};
 use crate::chat::{ChatFormat, ChatTrimError, Message, Role};
 use crate::count::TokenCounter;
@@ -42,12 +42,6 @@ impl<C: TokenCounter + ?Sized> TokenCounter for Dyn<'_, C> {
         self.0.__trusted(seal)
     }
 }
-
-/// How many times a prompt over the limit after a join is fitted again; also the
-/// bound on the sharing rounds of growing layers and on [`fit_chat`]'s refits.
-///
-/// [`fit_chat`]: super::fit_chat
-pub(crate) const ROUNDS: usize = 16;
 
 /// What the prompt is put together as.
 #[derive(Debug, Clone, Copy)]

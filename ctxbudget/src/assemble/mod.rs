@@ -29,6 +29,8 @@
 //! total; [`AssembleOptions::for_window`] assembles the same context for another
 //! window and output reservation, chosen at run time (the model the request goes
 //! to), with shares resolved at that window and fixed reservations as declared.
+//! `AssembleOptions::for_model` takes the window, the output reservation and the chat
+//! format of a model from the [catalogue](crate::models) in one call.
 //!
 //! What is checked when:
 //!
@@ -149,10 +151,20 @@
 //!   kept), whole texts for a list of texts cut at its head or tail, lines for a
 //!   disclosed text, and bytes otherwise. `dropped` is `total - kept`.
 
+// The files read from the bottom up: each imports only the files below it here.
+//
+//   run, report      the entry points behind the derive and `ContextBudget`; the table and JSON
+//   engine           the four steps of the module docs
+//   share            how growing layers of one priority share what is left
+//   plan, assembled  the layers as declared; the result and its report
+//   options          what an assembly is asked for, and each layer's input
+//   content          `LayerContent`: how each kind of content is fitted
+//   chat             chat histories as layer content
+//   policy           policies, fitted layers, errors and `ROUNDS`: what every file shares
 mod assembled;
 mod chat;
 mod content;
-pub(crate) mod engine;
+mod engine;
 mod options;
 mod plan;
 mod policy;

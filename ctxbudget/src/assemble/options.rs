@@ -8,6 +8,15 @@ use std::fmt;
 use super::content::LayerContent;
 use super::policy::LayerPolicy;
 use crate::chat::ChatFormat;
+#[cfg(feature = "tiktoken")]
+use crate::models::{ApiFormat, Model};
+
+/// The output [`AssembleOptions::for_model`] keeps for the reply of a model whose
+/// output shares its window (no output limit, or one as large as the window), as
+/// [`RequestFitter::for_model`](crate::request::RequestFitter::for_model) does for a
+/// body without `max_tokens`; never more than half the window.
+#[cfg(feature = "tiktoken")]
+const SHARED_WINDOW_OUTPUT: usize = 4_096;
 
 /// How to assemble: for which window, with which output reservation, and for a
 /// messages prompt, with which chat format.
@@ -46,6 +55,62 @@ impl AssembleOptions {
     /// A window of `window` tokens of which `output` are kept for the reply.
     pub fn for_window(window: usize, output: usize) -> Self {
         Self::new().with_window(window, output)
+    }
+
+    /// Everything an assembly for `model` needs from the catalogue, in one call:
+    ///
+    /// - the window: [`Model::context_window`];
+    /// - the output kept for the reply: [`Model::max_output_tokens`], or, for a
+    ///   model whose output shares its window (no output limit, or one as large as
+    ///   the window, as gpt-4's 8,192 of 8,192), 4,096 tokens and never more than
+    ///   half the window;
+    /// - the chat format a messages prompt is counted in: [`ChatFormat::anthropic`]
+    ///   for the Anthropic Messages API, [`ChatFormat::openai`] for the others
+    ///   (Mistral's chat API has OpenAI's shape; for Gemini and open-weight models
+    ///   it is an estimate).
+    ///
+    /// The assembly's [`output`](super::Assembled::output) is then the `max_tokens`
+    /// to send, so the request and the fit agree:
+    ///
+    /// ```
+    /// use ctxbudget::assemble::{AssembleOptions, LayerInput};
+    /// use ctxbudget::chat::ChatFormat;
+    /// use ctxbudget::{ContextBudget, Model};
+    ///
+    /// let model = Model::lookup("claude-sonnet-4-5")?;
+    /// let options = AssembleOptions::for_model(model);
+    /// assert_eq!(options.window(), Some((200_000, 64_000)));
+    /// assert_eq!(options.chat_format(), ChatFormat::anthropic());
+    ///
+    /// let budget = ContextBudget::new(8_192, [("system", 512), ("question", 512), ("output", 1_024)])?;
+    /// let out = budget.assemble_messages(
+    ///     &[
+    ///         LayerInput::new("system", &"Answer from the guide."),
+    ///         LayerInput::new("question", &"How do I reset my password?"),
+    ///     ],
+    ///     &model.counter()?,
+    ///     &options,
+    /// )?;
+    /// let request = out.prompt.to_anthropic(model.name(), out.output as u64);
+    /// assert_eq!(request.max_tokens, Some(64_000));
+    ///
+    /// // gpt-4's output limit is its whole window: 4,096 tokens are kept instead.
+    /// let gpt_4 = AssembleOptions::for_model(Model::lookup("gpt-4")?);
+    /// assert_eq!(gpt_4.window(), Some((8_192, 4_096)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "tiktoken")]
+    pub fn for_model(model: &Model) -> Self {
+        let window = model.context_window();
+        let output = match model.max_output_tokens() {
+            Some(limit) if limit < window => limit,
+            _ => SHARED_WINDOW_OUTPUT.min(window / 2),
+        };
+        let format = match model.api() {
+            ApiFormat::AnthropicMessages => ChatFormat::anthropic(),
+            _ => ChatFormat::openai(),
+        };
+        Self::for_window(window, output).with_chat_format(format)
     }
 
     /// Assembles for a window of `window` tokens of which `output` are kept for the

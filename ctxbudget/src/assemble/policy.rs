@@ -10,6 +10,15 @@ use crate::budget::BudgetError;
 use crate::chat::ChatTrimError;
 use crate::disclosure::DisclosureError;
 
+/// How many times a prompt over the limit after a join is fitted again; also the
+/// bound on the sharing rounds of growing layers and on [`fit_chat`]'s refits.
+///
+/// It sits here, at the bottom of the folder, because the engine, the sharing of
+/// growing layers and the chat layer all bound their loops by it.
+///
+/// [`fit_chat`]: super::fit_chat
+pub(crate) const ROUNDS: usize = 16;
+
 /// How a layer that is over its budget may be cut.
 ///
 /// In `#[budget(..)]` this is `policy = head`, `tail`, `head_and_tail`, `never` or

@@ -171,7 +171,7 @@ mod json {
     use serde::ser::{Serialize, SerializeMap, Serializer};
 
     use super::{Assembled, AssembledLayer};
-    use crate::assemble::LayerRole;
+    use crate::assemble::options::LayerRole;
 
     /// One layer's entry.
     #[derive(serde::Serialize)]

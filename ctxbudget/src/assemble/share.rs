@@ -16,8 +16,7 @@
 //! Nothing here assumes the content behaves: a layer that uses less with more
 //! tokens, or reports itself cut when it is not, only costs a few more fits.
 
-use super::engine::ROUNDS;
-use super::policy::{FitError, FittedLayer};
+use super::policy::{FitError, FittedLayer, ROUNDS};
 
 /// What sharing needs to know of a fitted layer.
 pub(super) trait Measured {

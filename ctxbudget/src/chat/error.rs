@@ -13,7 +13,10 @@ pub enum ChatTrimError {
     /// [`with_include_system(false)`](super::ChatTrimmer::with_include_system)) and the
     /// latest user message (unless
     /// [`with_keep_latest_user(false)`](super::ChatTrimmer::with_keep_latest_user)),
-    /// minus what the hook removed, plus the reply priming.
+    /// minus what the hook removed, plus the reply priming. To let the trimmer drop
+    /// them instead, turn those protections off (add
+    /// [`with_allow_partial(true)`](super::ChatTrimmer::with_allow_partial) to keep
+    /// part of a message that does not fit).
     ///
     /// ```
     /// use ctxbudget::{ChatTrimmer, Message, chat::ChatTrimError};
@@ -47,7 +50,7 @@ pub enum ChatTrimError {
     /// assert!(err.to_string().contains("ChatFormat::content_only()"));
     /// ```
     #[error(
-        "the chat format primes every reply with {priming} tokens (`<|start|>assistant<|message|>` in OpenAI's format), more than the whole budget of {budget}: raise the budget to at least {priming}, or count with `ChatFormat::content_only()` (or `with_reply_priming(0)`) if the priming is accounted for elsewhere"
+        "the chat format primes every reply with {priming} tokens, more than the whole budget of {budget}: raise the budget to at least {priming}, or count with `ChatFormat::content_only()`"
     )]
     ReplyPriming {
         /// The format's [reply priming](super::ChatFormat::reply_priming).
@@ -60,14 +63,13 @@ pub enum ChatTrimError {
 /// The message of [`ChatTrimError::OverBudget`]; a saturated sum is not printed as a
 /// number.
 fn over_budget(needed: usize, budget: usize, over: usize) -> String {
-    const FIX: &str = "or let the trimmer drop them: system messages with `with_include_system(false)`, the latest user message with `with_keep_latest_user(false)` (add `with_allow_partial(true)` to keep part of a message that does not fit)";
     if needed == usize::MAX {
         format!(
-            "the messages that must stay (system messages and the latest user message) cost too many tokens to count (their sum reaches usize::MAX), and the budget is {budget}: check the token counter, {FIX}"
+            "the messages that must stay cost too many tokens to count (usize::MAX or more), and the budget is {budget}: check the token counter"
         )
     } else {
         format!(
-            "the messages that must stay (system messages and the latest user message) need {needed} tokens, reply priming included, but the budget is {budget} ({over} over): raise the budget to at least {needed}, {FIX}"
+            "the messages that must stay need {needed} tokens with the reply priming, {over} over the budget of {budget}: raise the budget to at least {needed}, or shorten them"
         )
     }
 }

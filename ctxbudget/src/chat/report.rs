@@ -19,9 +19,8 @@ pub enum DropReason {
     /// in drop order.
     OverBudget,
     /// It came before the first user message and
-    /// [`with_start_on_user`](super::ChatTrimmer::with_start_on_user) (or
-    /// [`with_start_on`](super::ChatTrimmer::with_start_on) with
-    /// [`Role::User`](super::Role::User) alone) is set.
+    /// [`with_start_on`](super::ChatTrimmer::with_start_on) is set to
+    /// [`Role::User`](super::Role::User) alone.
     StartOnUser,
     /// It came before the first message of a role given to
     /// [`with_start_on`](super::ChatTrimmer::with_start_on) (when that is not

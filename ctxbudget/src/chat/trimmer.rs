@@ -124,7 +124,7 @@ pub enum ChatStrategy {
 /// | `include_system=True` | the default, [`with_include_system(true)`](ChatTrimmer::with_include_system): keeps every system message (LangChain: the first message, when it is one), with either strategy |
 /// | `include_system=False` (its default) | [`with_include_system(false)`](ChatTrimmer::with_include_system) |
 /// | — | [`with_keep_latest_user(false)`](ChatTrimmer::with_keep_latest_user) for LangChain's results: it has no such protection |
-/// | `start_on="human"` | [`with_start_on([Role::User])`](ChatTrimmer::with_start_on), or [`with_start_on_user(true)`](ChatTrimmer::with_start_on_user); with either strategy |
+/// | `start_on="human"` | [`with_start_on([Role::User])`](ChatTrimmer::with_start_on), with either strategy |
 /// | `end_on=("human", "tool")` | [`with_end_on([Role::User, Role::Tool])`](ChatTrimmer::with_end_on) |
 /// | `allow_partial=True` | [`with_allow_partial(true)`](ChatTrimmer::with_allow_partial) |
 /// | `text_splitter` | the boundaries of [`trim_with`](crate::trim::trim_with) |
@@ -286,10 +286,22 @@ impl<C: TokenCounter> ChatTrimmer<C> {
         self
     }
 
-    /// `true` is [`with_start_on([Role::User])`](ChatTrimmer::with_start_on): the kept
-    /// history (after system messages) starts with a user message, and earlier
-    /// assistant and tool messages are dropped ([`DropReason::StartOnUser`]). `false`
-    /// turns `start_on` off.
+    /// `true` is [`with_start_on([Role::User])`](ChatTrimmer::with_start_on), and
+    /// `false` is `with_start_on([])`: it turns off any `start_on`, including roles set
+    /// by an earlier [`with_start_on`](ChatTrimmer::with_start_on).
+    ///
+    /// Deprecated for two reasons. A switch for one value of a list option cannot be
+    /// turned off without clearing the list (`false` silently dropped an earlier
+    /// `with_start_on([Role::Assistant])`). And the name means something else on
+    /// [`ChatSession::with_start_on_user`](super::ChatSession::with_start_on_user),
+    /// which only chooses where the session's cut may land and drops nothing the
+    /// budget keeps; `start_on` here drops the leading messages whatever the budget.
+    /// Two meanings, two names: say `with_start_on([Role::User])` (or
+    /// `with_start_on([])`), which this method forwards to.
+    #[deprecated(
+        since = "0.1.0",
+        note = "use `with_start_on([Role::User])`, or `with_start_on([])` to turn start_on off"
+    )]
     #[must_use]
     pub fn with_start_on_user(self, start_on_user: bool) -> Self {
         if start_on_user {

@@ -21,7 +21,7 @@ pub enum RequestError {
     },
     /// The body is not JSON at all, so its format could not be told.
     #[error(
-        "the request body is not JSON: {source}; send an OpenAI Chat Completions or Anthropic Messages body, a JSON object with a `messages` array"
+        "the request body is not JSON: {source}; send a JSON object with a `messages` array (OpenAI Chat Completions or Anthropic Messages)"
     )]
     NotJson {
         /// serde's error, with its position.
@@ -30,7 +30,7 @@ pub enum RequestError {
     },
     /// A tool result answers a call id that no earlier assistant message made.
     #[error(
-        "message {message}: a tool result answers call id `{id}`, which no assistant message right before it makes; remove the result or add its call (providers reject orphaned tool results with a 400)"
+        "message {message}: a tool result answers call id `{id}`, which no assistant message right before it makes; remove the result or add its call"
     )]
     OrphanToolResult {
         /// The index of the message in `messages`.
@@ -40,7 +40,7 @@ pub enum RequestError {
     },
     /// A tool call has no result in the messages right after it.
     #[error(
-        "message {message}: tool call `{id}` has no result in the messages right after it; add the result or remove the call (providers reject unanswered tool calls)"
+        "message {message}: tool call `{id}` has no result in the messages right after it; add the result or remove the call"
     )]
     UnansweredToolCall {
         /// The index of the assistant message in `messages`.
@@ -82,7 +82,7 @@ pub enum RequestError {
     /// the messages, the system messages and the latest user message with the tool
     /// calls it answers, and the reply priming.
     #[error(
-        "the request needs at least {needed} input tokens for what must stay (tool definitions, system messages, the latest user message), {over} over the limit of {limit}: raise the limit (a model with a larger window, a smaller output reservation), shorten the system prompt or the latest message, or send fewer tools"
+        "the request needs at least {needed} input tokens for what must stay, {over} over the limit of {limit}: raise the limit, or shorten the tools, system prompt or latest message"
     )]
     DoesNotFit {
         /// What must stay costs; `usize::MAX` when too large to count.
@@ -109,12 +109,12 @@ pub enum RequestError {
     },
     /// The fitter was asked to fit without a limit.
     #[error(
-        "no input limit: call `with_max_input(tokens)` or `with_window(window, output)` on the RequestFitter before fitting"
+        "no input limit: call `with_max_input` or `with_window` on the RequestFitter before fitting"
     )]
     NoLimit,
     /// The output reservation is the whole window or more, so no input fits.
     #[error(
-        "the output reservation of {output} tokens leaves no input in a window of {window}: lower `max_tokens` (or `max_completion_tokens`) in the request, or the default output"
+        "the output reservation of {output} tokens leaves no input in a window of {window}: lower the request's `max_tokens` / `max_completion_tokens` or the default output"
     )]
     OutputOverWindow {
         /// The output reserved.

@@ -311,7 +311,7 @@ impl<C: TokenCounter> RequestFitter<C> {
         // what the messages that must stay need.
         let history_trimmer = ChatTrimmer::new(counter, message_budget.max(format.reply_priming()))
             .with_format(format)
-            .with_start_on_user(true);
+            .with_start_on([Role::User]);
         let trimmed = match history_trimmer.trim(messages) {
             Ok(chat) if chat.tokens() <= message_budget && fixed <= limit => chat,
             Ok(chat) => {

@@ -12,6 +12,35 @@
 //! guarantee work on them directly. [`WireRequest`] is what the two formats have in
 //! common: what the request costs outside its messages, how it is checked and how
 //! messages are removed.
+//!
+//! # Requests of Rust clients
+//!
+//! A client's request type that serializes to a Chat Completions body, such as
+//! async-openai's `CreateChatCompletionRequest`, fits through serde in two lines: to
+//! JSON and into [`openai::ChatRequest`], and after fitting back the same way. The
+//! fitted body has whole messages removed and nothing else changed, so it reads back
+//! into the client's type. (A `serde_json::Value` stands in for the client's type
+//! here; with async-openai, write its type instead.)
+//!
+//! ```
+//! use ctxbudget::request::{RequestFitter, openai::ChatRequest};
+//!
+//! # type CreateChatCompletionRequest = serde_json::Value;
+//! let req: CreateChatCompletionRequest = serde_json::from_str(r#"{"model": "gpt-4o", "messages": [
+//!     {"role": "system", "content": "Be brief."},
+//!     {"role": "user", "content": "An old question, far too long to keep in a small window."},
+//!     {"role": "assistant", "content": "An old answer, just as long as the old question was."},
+//!     {"role": "user", "content": "What is 2 + 2?"}
+//! ]}"#)?;
+//!
+//! let request = ChatRequest::from_json(&serde_json::to_string(&req)?)?;
+//! let words = |t: &str| t.split_whitespace().count();
+//! let fitted = RequestFitter::new(words).with_max_input(40).fit(request)?;
+//! let req: CreateChatCompletionRequest = serde_json::from_str(&fitted.request.to_json())?;
+//!
+//! assert_eq!(req["messages"].as_array().map(Vec::len), Some(2));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod anthropic;
 mod detect;

@@ -24,7 +24,7 @@ pub enum SessionError {
     /// # Ok::<(), SessionError>(())
     /// ```
     #[error(
-        "the message answers tool call `{id}`, but no call with that id is waiting for a result: push the assistant message that makes the call first, and its results right after it (a result cannot follow other messages, nor answer a call the session has dropped)"
+        "the message answers tool call `{id}`, but no call with that id waits for a result: push the call first, then its results right after it"
     )]
     UnknownToolCall {
         /// The id the result names.
@@ -32,7 +32,7 @@ pub enum SessionError {
     },
     /// A second result for a call that already has one.
     #[error(
-        "tool call `{id}` already has a result: each call is answered once (to send a result again, make a new call with an id of its own)"
+        "tool call `{id}` already has a result: answer each call once (to send another result, make a new call with an id of its own)"
     )]
     DuplicateToolResult {
         /// The call id.
@@ -49,12 +49,12 @@ pub enum SessionError {
     },
     /// A [`Tool`](crate::chat::Role::Tool) message that names no call.
     #[error(
-        "a tool message must name the call it answers: set its tool_call_id (for a message type of your own, implement `ChatMessage::tool_call_id` or `ChatMessage::tool_result_ids`)"
+        "a tool message names no call: set its tool_call_id (for a message type of your own, implement `ChatMessage::tool_call_id`)"
     )]
     ToolResultWithoutId,
     /// A message that both makes tool calls and answers them.
     #[error(
-        "a message cannot both make tool calls and answer them: push the results in their own message (a tool message, or a user message of tool_result blocks), then the next call"
+        "a message cannot both make tool calls and answer them: push the results in a message of their own, then the next call"
     )]
     CallsAndResults,
     /// Calls without results yet, when the next message is not a result, or when a
@@ -81,21 +81,49 @@ pub enum SessionError {
     /// assert!(err.to_string().contains("15 over"));
     /// # Ok::<(), SessionError>(())
     /// ```
-    #[error(
-        "the message costs {tokens} tokens, and with what every prompt must keep (system messages, the summary, the latest user message, the tool call it answers) and the reply priming a prompt would need {needed}, {} over the session's limit of {limit}: shorten the message (cut a long tool output with `trim_with`), or raise the limit",
-        needed.saturating_sub(*limit)
-    )]
+    ///
+    /// A long tool output can be cut to fit with [`trim_with`](crate::trim::trim_with)
+    /// before it is pushed.
+    #[error("{}", too_large(*.tokens, *.needed, *.limit))]
     MessageTooLarge {
-        /// What the message costs, chat format overhead included.
+        /// What the message costs, chat format overhead included; `usize::MAX` when
+        /// it is too large to count.
         tokens: usize,
-        /// What the smallest prompt with it would cost, reply priming included.
+        /// What the smallest prompt with it would cost, reply priming included;
+        /// `usize::MAX` when the sum is too large to count.
         needed: usize,
         /// The session's limit.
         limit: usize,
     },
+    /// A new limit ([`set_limit`](super::ChatSession::set_limit)) under what the
+    /// smallest prompt of the session costs: the system messages, the summary, the
+    /// latest user message, the last message or tool call with its results, and the
+    /// reply priming.
+    ///
+    /// ```
+    /// use ctxbudget::{CharEstimate, Message, chat::{ChatSession, SessionError}};
+    ///
+    /// let mut session = ChatSession::new(CharEstimate, 100);
+    /// session.push(Message::system("Be brief."))?; // 3 + 2 + 3 tokens
+    /// session.push(Message::user("What time is it?"))?; // 3 + 1 + 4 tokens
+    /// let err = session.set_limit(10).unwrap_err();
+    /// // Both messages, and 3 to prime the reply.
+    /// assert_eq!(err, SessionError::LimitTooSmall { needed: 19, limit: 10 });
+    /// assert!(err.to_string().contains("9 over the new limit of 10"));
+    /// assert_eq!(session.limit(), 100); // unchanged
+    /// # Ok::<(), SessionError>(())
+    /// ```
+    #[error("{}", limit_too_small(*.needed, *.limit))]
+    LimitTooSmall {
+        /// What the smallest prompt costs, reply priming included; `usize::MAX` when
+        /// the sum is too large to count.
+        needed: usize,
+        /// The limit asked for.
+        limit: usize,
+    },
     /// A summary that does not fit in the prompt with what it must stay with.
     #[error(
-        "the summary costs {tokens} tokens, but only {room} are left beside what the prompt must keep: ask for a shorter summary (or return None to keep the previous one)"
+        "the summary costs {tokens} tokens, but only {room} are left beside what the prompt must keep: ask for a shorter summary, or return None to keep the last one"
     )]
     SummaryTooLarge {
         /// What the summary costs, chat format overhead included.
@@ -105,7 +133,7 @@ pub enum SessionError {
     },
     /// The chat format's reply priming alone is over the limit, so no prompt fits.
     #[error(
-        "the chat format primes every reply with {priming} tokens, more than the session's limit of {limit}: raise the limit, or count with `ChatFormat::content_only()` (or `with_reply_priming(0)`) if the priming is accounted for elsewhere"
+        "the chat format primes every reply with {priming} tokens, more than the session's limit of {limit}: raise the limit to at least {priming}, or count with `ChatFormat::content_only()`"
     )]
     ReplyPriming {
         /// The format's [reply priming](crate::chat::ChatFormat::reply_priming).
@@ -128,6 +156,38 @@ fn pending(ids: &[String]) -> String {
         ("tool calls", "have")
     };
     format!(
-        "{calls} {list} {have} no result yet: push a result for every call before any other message and before preparing a prompt (providers reject a call without its results)"
+        "{calls} {list} {have} no result yet: push a result for every call before another message or a prompt (providers reject a call without its results)"
+    )
+}
+
+/// The message of [`SessionError::MessageTooLarge`]: a cost or a sum too large to
+/// count is not printed as a number, nor a difference taken from it.
+fn too_large(tokens: usize, needed: usize, limit: usize) -> String {
+    if tokens == usize::MAX || needed == usize::MAX {
+        let what = if tokens == usize::MAX {
+            "the message costs"
+        } else {
+            "a prompt with the message needs"
+        };
+        return format!(
+            "{what} too many tokens to count (usize::MAX or more), over the session's limit of {limit}: check the token counter, or shorten the message"
+        );
+    }
+    format!(
+        "the message costs {tokens} tokens; with what every prompt keeps a prompt needs {needed}, {} over the limit of {limit}: shorten the message or raise the limit",
+        needed.saturating_sub(limit)
+    )
+}
+
+/// The message of [`SessionError::LimitTooSmall`].
+fn limit_too_small(needed: usize, limit: usize) -> String {
+    if needed == usize::MAX {
+        return format!(
+            "what every prompt keeps costs too many tokens to count (usize::MAX or more), over the new limit of {limit}: check the token counter"
+        );
+    }
+    format!(
+        "what every prompt keeps (system messages, summary, latest user message, last unit) needs {needed} tokens, {} over the new limit of {limit}: set at least {needed}",
+        needed.saturating_sub(limit)
     )
 }

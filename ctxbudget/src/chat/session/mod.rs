@@ -251,6 +251,12 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
     /// With `false` (the default) the cut lands before any unit, which frees room
     /// in finer steps: in an agent session whose user speaks every 25 turns, cuts
     /// only at user turns would drop tens of thousands of tokens at a time.
+    ///
+    /// This chooses where the cut may land; it drops nothing the budget would keep,
+    /// so messages that open the session before its first user message stay until a
+    /// cut passes them. [`ChatTrimmer::with_start_on([Role::User])`](super::ChatTrimmer::with_start_on)
+    /// is the trimmer's rule with the same aim, and drops such messages whatever the
+    /// budget.
     #[must_use]
     pub fn with_start_on_user(mut self, start_on_user: bool) -> Self {
         self.start_on_user = start_on_user;
@@ -267,9 +273,9 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
     ///
     /// # Errors
     ///
-    /// [`SessionError::MessageTooLarge`] (with `tokens` 0) when what every prompt
-    /// must keep is over the new limit, and [`SessionError::ReplyPriming`] when the
-    /// reply priming is; the limit is then unchanged.
+    /// [`SessionError::LimitTooSmall`] when what every prompt must keep is over the
+    /// new limit, and [`SessionError::ReplyPriming`] when the reply priming is; the
+    /// limit is then unchanged.
     pub fn set_limit(&mut self, limit: usize) -> Result<(), SessionError> {
         let priming = self.format.reply_priming();
         if priming > limit {
@@ -277,8 +283,7 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
         }
         let needed = self.needed(self.summary_tokens);
         if needed > limit as u128 {
-            return Err(SessionError::MessageTooLarge {
-                tokens: 0,
+            return Err(SessionError::LimitTooSmall {
                 needed: saturate(needed),
                 limit,
             });

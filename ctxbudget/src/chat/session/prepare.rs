@@ -333,9 +333,10 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
                 limit: self.limit,
             });
         }
-        let waiting = self.ledger.waiting();
-        if !waiting.is_empty() {
-            return Err(SessionError::PendingToolCalls { ids: waiting });
+        if self.ledger.is_waiting() {
+            return Err(SessionError::PendingToolCalls {
+                ids: self.ledger.waiting(),
+            });
         }
         let removed = match on_trim {
             Some(on_trim) => self.hook(on_trim),

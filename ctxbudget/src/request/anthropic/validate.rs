@@ -38,7 +38,7 @@ pub(super) fn validate(request: &MessagesRequest) -> Result<(), RequestError> {
     if first.role != AnthropicRole::User {
         return Err(RequestError::InvalidMessage {
             message: 0,
-            problem: "the request starts with an assistant message, and Anthropic's requests start with a user message: drop the leading assistant messages (when trimming, `ChatTrimmer::with_start_on_user(true)` does)".to_owned(),
+            problem: "the request starts with an assistant message, and Anthropic's requests start with a user message: drop the leading assistant messages (when trimming, `ChatTrimmer::with_start_on([Role::User])` does)".to_owned(),
         });
     }
     let last = messages.len() - 1;
