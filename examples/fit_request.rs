@@ -69,10 +69,7 @@ where
     // only what it keeps).
     let mut fitter = RequestFitter::for_model(model)?.with_count_dropped(true);
     if let Some(window) = window {
-        let output = model
-            .max_output_tokens()
-            .unwrap_or(ctxbudget::request::DEFAULT_OUTPUT);
-        fitter = fitter.with_window(window, output);
+        fitter = fitter.with_window(window, model.default_output());
     }
     let messages_before = request.messages().len();
     let result = fitter.fit(request)?;

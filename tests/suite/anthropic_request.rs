@@ -914,7 +914,7 @@ fn the_trimmer_keeps_a_question_that_follows_tool_results_and_starts_on_a_user_m
     for budget in (0..=whole).rev() {
         let trimmer = ChatTrimmer::new(CharEstimate, budget)
             .with_format(format)
-            .with_start_on_user(true);
+            .with_start_on([Role::User]);
         let Ok(trimmed) = trimmer.trim(request.messages()) else {
             break;
         };
@@ -978,7 +978,7 @@ fn the_trimmer_keeps_a_tool_loop_with_its_first_step_or_drops_it_whole() {
     for budget in 0..=whole {
         let trimmer = ChatTrimmer::new(CharEstimate, budget)
             .with_format(format)
-            .with_start_on_user(true);
+            .with_start_on([Role::User]);
         let Ok(trimmed) = trimmer.trim(request.messages()) else {
             continue;
         };

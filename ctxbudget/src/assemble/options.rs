@@ -11,13 +11,6 @@ use crate::chat::ChatFormat;
 #[cfg(feature = "tiktoken")]
 use crate::models::{ApiFormat, Model};
 
-/// The output [`AssembleOptions::for_model`] keeps for the reply of a model whose
-/// output shares its window (no output limit, or one as large as the window), as
-/// [`RequestFitter::for_model`](crate::request::RequestFitter::for_model) does for a
-/// body without `max_tokens`; never more than half the window.
-#[cfg(feature = "tiktoken")]
-const SHARED_WINDOW_OUTPUT: usize = 4_096;
-
 /// How to assemble: for which window, with which output reservation, and for a
 /// messages prompt, with which chat format.
 ///
@@ -60,10 +53,11 @@ impl AssembleOptions {
     /// Everything an assembly for `model` needs from the catalogue, in one call:
     ///
     /// - the window: [`Model::context_window`];
-    /// - the output kept for the reply: [`Model::max_output_tokens`], or, for a
-    ///   model whose output shares its window (no output limit, or one as large as
-    ///   the window, as gpt-4's 8,192 of 8,192), 4,096 tokens and never more than
-    ///   half the window;
+    /// - the output kept for the reply: [`Model::default_output`] (the model's
+    ///   output limit, or, for a model whose output shares its window, as gpt-4's
+    ///   8,192 of 8,192, 4,096 tokens and never more than half the window), as
+    ///   [`RequestFitter::for_model`](crate::request::RequestFitter::for_model)
+    ///   reserves for a body without `max_tokens`;
     /// - the chat format a messages prompt is counted in: [`ChatFormat::anthropic`]
     ///   for the Anthropic Messages API, [`ChatFormat::openai`] for the others
     ///   (Mistral's chat API has OpenAI's shape; for Gemini and open-weight models
@@ -102,10 +96,7 @@ impl AssembleOptions {
     #[cfg(feature = "tiktoken")]
     pub fn for_model(model: &Model) -> Self {
         let window = model.context_window();
-        let output = match model.max_output_tokens() {
-            Some(limit) if limit < window => limit,
-            _ => SHARED_WINDOW_OUTPUT.min(window / 2),
-        };
+        let output = model.default_output();
         let format = match model.api() {
             ApiFormat::AnthropicMessages => ChatFormat::anthropic(),
             _ => ChatFormat::openai(),

@@ -366,6 +366,32 @@ impl Model {
         self.max_output_tokens
     }
 
+    /// The output to reserve for the reply when a request sets no limit of its own:
+    /// the model's maximum output when it is below the window; for a model whose
+    /// output shares its window (no maximum of its own, or one that is the whole
+    /// window, as gpt-4's 8,192 of 8,192), 4,096 tokens or half the window, whichever
+    /// is less, so that a small window keeps half for the prompt.
+    ///
+    /// [`RequestFitter::for_model`](crate::request::RequestFitter::for_model) and
+    /// [`AssembleOptions::for_model`](crate::assemble::AssembleOptions::for_model)
+    /// reserve this.
+    ///
+    /// ```
+    /// use ctxbudget::models::Model;
+    ///
+    /// assert_eq!(Model::lookup("gpt-4o")?.default_output(), 16_384);
+    /// assert_eq!(Model::lookup("gpt-4")?.default_output(), 4_096);
+    /// # Ok::<(), ctxbudget::models::ModelNotFound>(())
+    /// ```
+    pub fn default_output(&self) -> usize {
+        /// What a reply may use of a window it shares with the prompt.
+        const SHARED_WINDOW_OUTPUT: usize = 4_096;
+        match self.max_output_tokens {
+            Some(output) if output < self.context_window => output,
+            _ => SHARED_WINDOW_OUTPUT.min(self.context_window / 2),
+        }
+    }
+
     /// The most tokens the prompt may have when the whole output limit is reserved:
     /// `context_window - max_output_tokens` (the whole window when there is no
     /// output limit, and 0 when the limit is over the window).

@@ -37,10 +37,10 @@ pub enum InputLimit {
 #[cfg(feature = "tiktoken")]
 impl InputLimit {
     /// The limit for `model`: its window, of which the body's output limit is
-    /// reserved, or else the model's maximum output, or else, for a model whose
-    /// output shares its window (no maximum of its own, or one that is the whole
-    /// window, as gpt-4's 8,192 of 8,192), [`DEFAULT_OUTPUT`] or half the window,
-    /// whichever is less: a small window keeps half for the input.
+    /// reserved, or else [`Model::default_output`]: the model's maximum output, or,
+    /// for a model whose output shares its window (no maximum of its own, or one
+    /// that is the whole window, as gpt-4's 8,192 of 8,192), 4,096 tokens or half
+    /// the window, whichever is less: a small window keeps half for the input.
     ///
     /// ```
     /// use ctxbudget::models::Model;
@@ -53,14 +53,9 @@ impl InputLimit {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn for_model(model: &Model) -> Self {
-        let window = model.context_window();
-        let default_output = match model.max_output_tokens() {
-            Some(output) if output < window => output,
-            _ => DEFAULT_OUTPUT.min(window / 2),
-        };
         InputLimit::Window {
-            window,
-            default_output,
+            window: model.context_window(),
+            default_output: model.default_output(),
         }
     }
 }
