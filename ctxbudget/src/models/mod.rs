@@ -61,8 +61,7 @@
 //!
 //! The catalogue needs the `tiktoken` feature (on by default), whose
 //! [`Encoding`] names the OpenAI rows' tokenizer; it does not
-//! need `requests` ([`ApiFormat::request_format`] maps to the request types when it
-//! is on).
+//! need `requests`.
 
 mod catalogue;
 mod counter;
@@ -176,16 +175,6 @@ impl ApiFormat {
         .find(|api| api.as_str() == name)
     }
 
-    /// The request format of [`crate::request`] that reads and trims this API's
-    /// request bodies, if there is one.
-    #[cfg(feature = "requests")]
-    pub const fn request_format(self) -> Option<crate::request::RequestFormat> {
-        match self {
-            ApiFormat::OpenAiChat => Some(crate::request::RequestFormat::OpenAiChat),
-            ApiFormat::AnthropicMessages => Some(crate::request::RequestFormat::AnthropicMessages),
-            _ => None,
-        }
-    }
 }
 
 impl fmt::Display for ApiFormat {
