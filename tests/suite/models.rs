@@ -7,9 +7,10 @@ use std::io::Read;
 use ctxbudget::TokenCounter;
 use ctxbudget::count::{Encoding, Exactness, Tiktoken};
 use ctxbudget::models::{
-    ApiFormat, Catalogue, CatalogueError, CounterError, Model, ModelCounter, ModelTokenizer,
-    Provider,
+    ApiFormat, Catalogue, CatalogueError, CounterError, MAX_NAME_BYTES, Model, ModelCounter,
+    ModelTokenizer, Provider,
 };
+use proptest::prelude::*;
 
 #[test]
 fn names_resolve_in_every_form() {
@@ -478,4 +479,56 @@ fn encodings_parse_and_for_model_takes_encoding_names() {
         );
     }
     assert!("o200k".parse::<Encoding>().is_err());
+}
+
+#[test]
+fn long_names_are_refused_without_work() {
+    // 80 KB of `anthropic.` took 0.67 s and 307 MB; 10 MB was killed at 24 GB.
+    for name in [
+        "anthropic.".repeat(10_000),
+        "anthropic.".repeat(1_000_000),
+        format!("a{}", "-001".repeat(100_000)),
+    ] {
+        let err = Model::lookup(&name).unwrap_err();
+        assert!(err.suggestions.is_empty(), "{:?}", err.suggestions);
+        assert!(err.is_too_long());
+        let message = err.to_string();
+        assert!(
+            message.contains(&format!("{} bytes, over the 256", name.len())),
+            "{message}"
+        );
+        assert!(message.len() < 200, "{message}");
+    }
+    // The longest name a lookup takes, and surrounding space, are looked up.
+    let longest = format!("  gpt-4o{}  ", "x".repeat(MAX_NAME_BYTES - 6));
+    let err = Model::lookup(&longest).unwrap_err();
+    assert!(!err.is_too_long());
+    assert!(!err.suggestions.is_empty());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Any string, long ones and ones built of the forms a lookup strips, is found or
+    /// refused, without a panic; over the limit it is refused without suggestions.
+    #[test]
+    fn lookup_of_any_string_never_panics(
+        name in prop_oneof![
+            any::<String>(),
+            "[a-z0-9./:@ -]{0,300}",
+            (prop::sample::select(vec!["anthropic.", "-001", "-2024-08-06", "ft:", "/", "@1", "-latest", "-v1:0"]), 1..200usize)
+                .prop_map(|(part, times)| format!("claude-3-5-haiku{}", part.repeat(times))),
+        ]
+    ) {
+        match Model::lookup(&name) {
+            Ok(model) => prop_assert!(name.trim().len() <= MAX_NAME_BYTES, "{}", model.name()),
+            Err(err) => {
+                prop_assert_eq!(err.is_too_long(), name.trim().len() > MAX_NAME_BYTES);
+                if err.is_too_long() {
+                    prop_assert!(err.suggestions.is_empty());
+                    prop_assert!(err.to_string().len() < 200);
+                }
+            }
+        }
+    }
 }

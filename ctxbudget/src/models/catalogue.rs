@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use super::lookup::{candidates, closest};
+use super::lookup::{candidates, closest, key};
 use super::{Model, ModelNotFound, table};
 
 /// A set of models, found by name, alias or dated snapshot.
@@ -84,14 +84,23 @@ impl Catalogue {
 
     /// Finds a model by name or alias, trying the forms of the name described in
     /// [the module docs](super): case and surrounding space aside, without a provider
-    /// prefix, without a date or version suffix.
+    /// prefix, without a date or version suffix. The work is bounded: a name over
+    /// [`MAX_NAME_BYTES`](super::MAX_NAME_BYTES) is refused, and a name has at most a
+    /// few dozen forms.
     ///
     /// # Errors
     ///
-    /// [`ModelNotFound`], with the closest names of this catalogue.
+    /// [`ModelNotFound`], with the closest names of this catalogue (none for a name
+    /// over [`MAX_NAME_BYTES`](super::MAX_NAME_BYTES)).
     pub fn lookup(&self, name: &str) -> Result<&Model, ModelNotFound> {
-        candidates(name)
-            .iter()
+        let Some(name_key) = key(name) else {
+            return Err(ModelNotFound {
+                name: name.to_owned(),
+                suggestions: Vec::new(),
+            });
+        };
+        candidates(&name_key)
+            .into_iter()
             .find_map(|form| self.index.get(form))
             .map(|&at| &self.models[at])
             .ok_or_else(|| ModelNotFound {

@@ -6,7 +6,8 @@
 //! alias, by a dated snapshot (`gpt-4o-2024-08-06`, `claude-sonnet-4-5-20250929`,
 //! `gemini-2.0-flash-001`), with a provider prefix (`openai/gpt-4o`,
 //! `models/gemini-2.5-pro`) or as a Bedrock id (`anthropic.claude-3-5-haiku-20241022-v1:0`).
-//! An unknown name is an error that names the closest names in the catalogue.
+//! An unknown name is an error that names the closest names in the catalogue; a name
+//! over [`MAX_NAME_BYTES`] (256) is refused as too long.
 //! [`Model::counter`] gives the counter that matches the model's tokenizer.
 //!
 //! ```
@@ -76,7 +77,7 @@ pub use catalogue::Catalogue;
 pub use counter::{CounterError, ModelCounter};
 #[cfg(feature = "serde")]
 pub use json::CatalogueError;
-pub use lookup::ModelNotFound;
+pub use lookup::{MAX_NAME_BYTES, ModelNotFound};
 
 use crate::count::{Encoding, EstimateProfile};
 
@@ -174,7 +175,6 @@ impl ApiFormat {
         .into_iter()
         .find(|api| api.as_str() == name)
     }
-
 }
 
 impl fmt::Display for ApiFormat {
