@@ -73,7 +73,7 @@ mod table;
 
 use std::fmt;
 
-pub use catalogue::Catalogue;
+pub use catalogue::{Catalogue, InsertError};
 pub use counter::{CounterError, ModelCounter};
 #[cfg(feature = "serde")]
 pub use json::CatalogueError;
