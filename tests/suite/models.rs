@@ -444,6 +444,39 @@ fn bad_entries_name_the_entry_and_field() {
 }
 
 #[test]
+fn malformed_entries_say_what_was_expected() {
+    // No suggestion that is not a near miss (`contxt` used to suggest `name`); the
+    // message names the fields an entry has.
+    let (_, _, field, message) = entry_error(r#"{"models": [{"name": "gpt-4o", "contxt": 5}]}"#);
+    assert_eq!(field, "contxt");
+    assert!(!message.contains("did you mean"), "{message}");
+    assert!(message.contains("`context_window`"), "{message}");
+    // What is expected, for a malformed value.
+    for (entry, expected) in [
+        (
+            r#"{"name": "gpt-4o", "aliases": ["x", 5]}"#,
+            "item 2 is not a string",
+        ),
+        (
+            r#"{"name": "gpt-4o", "max_output_tokens": 1000000}"#,
+            "expected at most the window",
+        ),
+        ("[1]", "expected {\"name\""),
+    ] {
+        let (_, _, _, message) = entry_error(&format!(r#"{{"models": [{entry}]}}"#));
+        assert!(message.contains(expected), "{entry}: {message}");
+    }
+    // A long unknown field is shown shortened.
+    let long = "k".repeat(100_000);
+    let err = Catalogue::new()
+        .with_json(&format!(
+            r#"{{"models": [{{"name": "gpt-4o", "{long}": 1}}]}}"#
+        ))
+        .unwrap_err();
+    assert!(err.to_string().len() < 400, "{}", err.to_string().len());
+}
+
+#[test]
 fn bad_json_gives_its_position() {
     for (json, line) in [
         ("{\"models\": [\n{\"name\": }", 2),

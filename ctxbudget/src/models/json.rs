@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::lookup::{MAX_NAME_BYTES, Shortened, closest};
+use super::lookup::{MAX_NAME_BYTES, Shortened, closest, edit_distance};
 use super::{ApiFormat, Catalogue, InsertError, Model, ModelTokenizer, Provider};
 use crate::count::{Encoding, EstimateProfile};
 
@@ -61,7 +61,7 @@ pub enum CatalogueError {
         column: usize,
     },
     /// One entry is wrong.
-    #[error("{}, entry {index}{}: field `{field}`: {message}", Origin(file.as_deref()), EntryName(name.as_deref()))]
+    #[error("{}, entry {index}{}: field `{}`: {message}", Origin(file.as_deref()), EntryName(name.as_deref()), Shortened(field))]
     Entry {
         /// The file, or `None` for text given directly.
         file: Option<PathBuf>,
@@ -221,17 +221,23 @@ impl Catalogue {
         let Some(fields) = entry.as_object() else {
             return Err((
                 "name".to_owned(),
-                "the entry is not a JSON object".to_owned(),
+                "the entry is not a JSON object; expected {\"name\": \"...\", ...}".to_owned(),
             ));
         };
         for key in fields.keys() {
             if !FIELDS.contains(&key.as_str()) {
-                let nearest = closest(key, FIELDS.iter().copied());
+                // A suggestion only for a near miss (`contxt_window`), not any name.
+                let nearest = closest(key, FIELDS.iter().copied())
+                    .into_iter()
+                    .next()
+                    .filter(|near| {
+                        key.len() <= 64 && edit_distance(&key.to_ascii_lowercase(), near) <= 3
+                    });
+                let hint = nearest.map_or(String::new(), |near| format!(" did you mean `{near}`?"));
                 return Err((
                     key.clone(),
                     format!(
-                        "unknown field; did you mean `{}`? An entry has the fields {}",
-                        nearest.first().map_or("name", String::as_str),
+                        "unknown field;{hint} an entry has the fields {}",
                         FIELDS.map(|f| format!("`{f}`")).join(", ")
                     ),
                 ));
@@ -348,15 +354,19 @@ fn apply_fields(model: &mut Model, fields: &Map<String, Value>) -> Result<(), (S
         })?;
     }
     if let Some(value) = fields.get("aliases") {
-        let aliases = value
+        let items = value
             .as_array()
-            .and_then(|items| {
-                items
-                    .iter()
-                    .map(|item| item.as_str().map(str::to_owned))
-                    .collect()
-            })
             .ok_or_else(|| wrong("aliases", "an array of names"))?;
+        let mut aliases = Vec::with_capacity(items.len());
+        for (position, item) in items.iter().enumerate() {
+            let alias = item.as_str().ok_or_else(|| {
+                wrong(
+                    "aliases",
+                    &format!("an array of names; item {} is not a string", position + 1),
+                )
+            })?;
+            aliases.push(alias.to_owned());
+        }
         model.aliases = aliases;
     }
     if let Some(value) = fields.get("source") {

@@ -407,7 +407,8 @@ impl Model {
                 return Some((
                     "max_output_tokens",
                     format!(
-                        "the output limit {output} is over the context window {}",
+                        "the output limit {output} is over the context window {}; expected at \
+                         most the window, or null when output shares it",
                         self.context_window
                     ),
                 ));
