@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::lookup::closest;
-use super::{ApiFormat, Catalogue, Model, ModelTokenizer, Provider};
+use super::lookup::{MAX_NAME_BYTES, Shortened, closest, edit_distance};
+use super::{ApiFormat, Catalogue, InsertError, Model, ModelTokenizer, Provider};
 use crate::count::{Encoding, EstimateProfile};
 
 /// The fields an entry may have.
@@ -21,6 +21,9 @@ const FIELDS: [&str; 9] = [
     "source",
     "checked",
 ];
+
+/// The fields an entry for a model the catalogue does not have needs.
+const REQUIRED: [&str; 4] = ["provider", "context_window", "tokenizer", "api"];
 
 /// Why catalogue entries could not be read from JSON: the file, the JSON, or one
 /// entry, named with the field that is wrong and how to fix it.
@@ -58,7 +61,7 @@ pub enum CatalogueError {
         column: usize,
     },
     /// One entry is wrong.
-    #[error("{}, entry {index}{}: field `{field}`: {message}", Origin(file.as_deref()), EntryName(name.as_deref()))]
+    #[error("{}, entry {index}{}: field `{}`: {message}", Origin(file.as_deref()), EntryName(name.as_deref()), Shortened(field))]
     Entry {
         /// The file, or `None` for text given directly.
         file: Option<PathBuf>,
@@ -89,7 +92,7 @@ struct EntryName<'a>(Option<&'a str>);
 impl fmt::Display for EntryName<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
-            Some(name) => write!(f, " (`{name}`)"),
+            Some(name) => write!(f, " (`{}`)", Shortened(name)),
             None => Ok(()),
         }
     }
@@ -108,12 +111,17 @@ impl Catalogue {
     /// ]}
     /// ```
     ///
-    /// An entry whose `name` is a name or alias of a model already in the catalogue
-    /// overrides the fields it gives and keeps the others (its source becomes the
-    /// entry's, or "user entry" over the old one). Any other entry is a new model and
-    /// needs `provider` (`openai`, `anthropic`, `google`, `mistral`, `meta`, `other`),
-    /// `context_window`, `tokenizer` and `api` (`openai-chat`, `anthropic-messages`,
-    /// `gemini`, `mistral-chat`, `other`). `tokenizer` is one of
+    /// An entry whose `name` is the name of a model already in the catalogue (case
+    /// aside) overrides the fields it gives and keeps the others (its source becomes
+    /// the entry's, or "user entry" over the old one). Any other entry is a new model
+    /// and needs `provider` (`openai`, `anthropic`, `google`, `mistral`, `meta`,
+    /// `other`), `context_window`, `tokenizer` and `api` (`openai-chat`,
+    /// `anthropic-messages`, `gemini`, `mistral-chat`, `other`). A name beats an
+    /// alias, as in [`insert`](Catalogue::insert): a new model named like another
+    /// model's alias (`gpt-4-1106-preview`) takes that name from it, and an entry
+    /// that names an alias without those four fields is an error that names the
+    /// model to override instead, never an override of the model the alias finds.
+    /// An alias that is another model's name is an error too. `tokenizer` is one of
     /// `{"tiktoken": "o200k_base"}`, `{"huggingface": "owner/repo"}`,
     /// `{"tekken": {"repo": "owner/repo", "file": "tekken.json"}}` and
     /// `{"estimate": "claude"}` (or `"gemini"`); `max_output_tokens` is a number or
@@ -139,7 +147,8 @@ impl Catalogue {
     ///
     /// [`CatalogueError::Json`] for text that is not JSON or has no `models` array,
     /// with the position; [`CatalogueError::Entry`] for an entry with an unknown,
-    /// missing or malformed field, naming the entry and the field.
+    /// missing or malformed field, or a name or alias the catalogue refuses
+    /// ([`InsertError`]), naming the entry and the field.
     pub fn with_json(self, json: &str) -> Result<Self, CatalogueError> {
         self.apply(json, None)
     }
@@ -196,7 +205,13 @@ impl Catalogue {
             if let Some((field, message)) = model.problem() {
                 return Err(error(field, message));
             }
-            self.insert(model);
+            self.insert(model).map_err(|err| {
+                let field = match err {
+                    InsertError::EmptyName | InsertError::NameTooLong { .. } => "name",
+                    _ => "aliases",
+                };
+                error(field, err.to_string())
+            })?;
         }
         Ok(self)
     }
@@ -206,17 +221,23 @@ impl Catalogue {
         let Some(fields) = entry.as_object() else {
             return Err((
                 "name".to_owned(),
-                "the entry is not a JSON object".to_owned(),
+                "the entry is not a JSON object; expected {\"name\": \"...\", ...}".to_owned(),
             ));
         };
         for key in fields.keys() {
             if !FIELDS.contains(&key.as_str()) {
-                let nearest = closest(key, FIELDS.iter().copied());
+                // A suggestion only for a near miss (`contxt_window`), not any name.
+                let nearest = closest(key, FIELDS.iter().copied())
+                    .into_iter()
+                    .next()
+                    .filter(|near| {
+                        key.len() <= 64 && edit_distance(&key.to_ascii_lowercase(), near) <= 3
+                    });
+                let hint = nearest.map_or(String::new(), |near| format!(" did you mean `{near}`?"));
                 return Err((
                     key.clone(),
                     format!(
-                        "unknown field; did you mean `{}`? An entry has the fields {}",
-                        nearest.first().map_or("name", String::as_str),
+                        "unknown field;{hint} an entry has the fields {}",
                         FIELDS.map(|f| format!("`{f}`")).join(", ")
                     ),
                 ));
@@ -232,33 +253,59 @@ impl Catalogue {
                 ));
             }
         };
-        let mut model = if let Some(known) = self.find_exact(&name) {
-            let source = format!("user entry, over {}", known.source());
-            known.clone().with_source(source, None)
-        } else {
-            let missing: Vec<&str> = ["provider", "context_window", "tokenizer", "api"]
-                .into_iter()
-                .filter(|field| !fields.contains_key(*field))
-                .collect();
-            if let Some(first) = missing.first() {
-                let list: Vec<String> = missing.iter().map(|f| format!("`{f}`")).collect();
+        if name.len() > MAX_NAME_BYTES {
+            return Err((
+                "name".to_owned(),
+                format!(
+                    "the name is {} bytes; expected a model name of at most {MAX_NAME_BYTES} bytes",
+                    name.len()
+                ),
+            ));
+        }
+        let missing: Vec<&str> = REQUIRED
+            .into_iter()
+            .filter(|field| !fields.contains_key(*field))
+            .collect();
+        let list = || {
+            let list: Vec<String> = missing.iter().map(|f| format!("`{f}`")).collect();
+            list.join(", ")
+        };
+        let mut model = match self.find_exact(&name) {
+            Some((known, false)) => {
+                let source = format!("user entry, over {}", known.source());
+                known.clone().with_source(source, None)
+            }
+            Some((known, true)) if !missing.is_empty() => {
                 return Err((
-                    (*first).to_owned(),
+                    "name".to_owned(),
                     format!(
-                        "missing: `{name}` is not in the catalogue, so the entry needs {} \
-                         (or name a model of the catalogue to override its fields)",
-                        list.join(", ")
+                        "`{name}` is an alias of `{}`: name `{0}` to change that model, or add {} \
+                         for a new model",
+                        known.name(),
+                        list()
                     ),
                 ));
             }
-            // Placeholders, all replaced below.
-            Model::new(
-                name.clone(),
-                Provider::Other,
-                1,
-                ModelTokenizer::Estimate(EstimateProfile::Claude),
-                ApiFormat::Other,
-            )
+            _ => {
+                if let Some(first) = missing.first() {
+                    return Err((
+                        (*first).to_owned(),
+                        format!(
+                            "missing: `{name}` is not in the catalogue, so the entry needs {} \
+                             (or name a model of the catalogue to override its fields)",
+                            list()
+                        ),
+                    ));
+                }
+                // Placeholders, all replaced below.
+                Model::new(
+                    name.clone(),
+                    Provider::Other,
+                    1,
+                    ModelTokenizer::Estimate(EstimateProfile::Claude),
+                    ApiFormat::Other,
+                )
+            }
         };
         apply_fields(&mut model, fields)?;
         Ok(model)
@@ -307,15 +354,19 @@ fn apply_fields(model: &mut Model, fields: &Map<String, Value>) -> Result<(), (S
         })?;
     }
     if let Some(value) = fields.get("aliases") {
-        let aliases = value
+        let items = value
             .as_array()
-            .and_then(|items| {
-                items
-                    .iter()
-                    .map(|item| item.as_str().map(str::to_owned))
-                    .collect()
-            })
             .ok_or_else(|| wrong("aliases", "an array of names"))?;
+        let mut aliases = Vec::with_capacity(items.len());
+        for (position, item) in items.iter().enumerate() {
+            let alias = item.as_str().ok_or_else(|| {
+                wrong(
+                    "aliases",
+                    &format!("an array of names; item {} is not a string", position + 1),
+                )
+            })?;
+            aliases.push(alias.to_owned());
+        }
         model.aliases = aliases;
     }
     if let Some(value) = fields.get("source") {

@@ -3,9 +3,21 @@
 
 use std::fmt;
 
+/// The longest name, in bytes (surrounding space aside), that a lookup takes and a
+/// [`Catalogue`](super::Catalogue) stores: no provider's model id comes near it, and
+/// the work of a lookup stays bounded whatever name it is given.
+pub const MAX_NAME_BYTES: usize = 256;
+
+/// The most forms of one name a lookup tries.
+const MAX_FORMS: usize = 32;
+
+/// How much of a long name error messages show, in characters.
+const SHOWN_CHARS: usize = 40;
+
 /// The error of [`Model::lookup`](super::Model::lookup) and
 /// [`Catalogue::lookup`](super::Catalogue::lookup): no model of the catalogue has
-/// this name. It lists the closest names, by edit distance.
+/// this name. It lists the closest names, by edit distance; a name over
+/// [`MAX_NAME_BYTES`] has no suggestions, and the message says it is too long.
 ///
 /// ```
 /// use ctxbudget::models::Model;
@@ -13,6 +25,10 @@ use std::fmt;
 /// let err = Model::lookup("claude-sonet-4-5").unwrap_err();
 /// assert_eq!(err.suggestions[0], "claude-sonnet-4-5");
 /// assert!(err.to_string().contains("did you mean `claude-sonnet-4-5`"), "{err}");
+///
+/// let err = Model::lookup(&"gpt-4o".repeat(100)).unwrap_err();
+/// assert!(err.suggestions.is_empty());
+/// assert!(err.to_string().contains("600 bytes, over the 256"), "{err}");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -24,8 +40,25 @@ pub struct ModelNotFound {
     pub suggestions: Vec<String>,
 }
 
+impl ModelNotFound {
+    /// Whether the name was refused for its length: over [`MAX_NAME_BYTES`], surrounding
+    /// space aside.
+    pub fn is_too_long(&self) -> bool {
+        self.name.trim().len() > MAX_NAME_BYTES
+    }
+}
+
 impl fmt::Display for ModelNotFound {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_too_long() {
+            return write!(
+                f,
+                "model name `{}` is {} bytes, over the {MAX_NAME_BYTES} a model name may have: \
+                 pass the name as the provider's API spells it",
+                Shortened(self.name.trim()),
+                self.name.trim().len()
+            );
+        }
         write!(f, "unknown model `{}`: ", self.name)?;
         match self.suggestions.as_slice() {
             [] => f.write_str("the catalogue has no models")?,
@@ -48,43 +81,63 @@ impl fmt::Display for ModelNotFound {
     }
 }
 
-/// The forms a name is tried in, in order: as given (lower-cased, trimmed), without a
-/// provider prefix, without a fine-tune wrapper, without a Bedrock or Vertex form, and
-/// then each of these without a date or version suffix.
-pub(super) fn candidates(name: &str) -> Vec<String> {
-    let name = name.trim().to_ascii_lowercase();
-    let mut forms = vec![name.clone()];
-    let push = |form: &str, forms: &mut Vec<String>| {
-        if !form.is_empty() && !forms.iter().any(|known| known == form) {
-            forms.push(form.to_owned());
+/// A name as messages show it: its first [`SHOWN_CHARS`] characters, and `…` when
+/// there are more.
+pub(super) struct Shortened<'a>(pub(super) &'a str);
+
+impl fmt::Display for Shortened<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.char_indices().nth(SHOWN_CHARS) {
+            Some((at, _)) => write!(f, "{}…", &self.0[..at]),
+            None => f.write_str(self.0),
         }
-    };
+    }
+}
+
+/// A name as the catalogue's index keys it: trimmed and lower-cased (ASCII), or
+/// `None` when it is over [`MAX_NAME_BYTES`].
+pub(super) fn key(name: &str) -> Option<String> {
+    let name = name.trim();
+    (name.len() <= MAX_NAME_BYTES).then(|| name.to_ascii_lowercase())
+}
+
+/// The forms a [`key`] is tried in, in order: as given, without a provider prefix,
+/// without a fine-tune wrapper, without a Bedrock or Vertex form, and then each of
+/// these without a date or version suffix. Every form is a slice of `key`, none is
+/// empty, none comes twice, and there are at most [`MAX_FORMS`].
+pub(super) fn candidates(key: &str) -> Vec<&str> {
+    fn push<'a>(forms: &mut Vec<&'a str>, form: &'a str) {
+        if !form.is_empty() && forms.len() < MAX_FORMS && !forms.contains(&form) {
+            forms.push(form);
+        }
+    }
+    let mut forms = Vec::with_capacity(8);
+    push(&mut forms, key);
     // Provider prefixes: `openai/gpt-4o`, `models/gemini-2.5-pro`,
     // `openrouter/anthropic/claude-...`: the last segment.
-    if let Some((_, last)) = name.rsplit_once('/') {
-        push(last, &mut forms);
+    if let Some((_, last)) = key.rsplit_once('/') {
+        push(&mut forms, last);
     }
     let mut index = 0;
-    while index < forms.len() {
-        let form = forms[index].clone();
+    while let Some(&form) = forms.get(index) {
         // Fine-tuned OpenAI models: `ft:gpt-4o-mini-2024-07-18:org::id`.
         if let Some(rest) = form.strip_prefix("ft:") {
-            push(rest.split(':').next().unwrap_or(rest), &mut forms);
+            push(&mut forms, rest.split(':').next().unwrap_or(rest));
         }
         // Bedrock: `anthropic.claude-3-5-haiku-20241022-v1:0`, `us.anthropic.…`,
         // `meta.llama3-1-70b-instruct-v1:0` is left alone (not a catalogue name).
         if let Some(at) = form.find("anthropic.") {
             let rest = &form[at + "anthropic.".len()..];
-            push(strip_bedrock_version(rest), &mut forms);
+            push(&mut forms, strip_bedrock_version(rest));
         }
         // Vertex AI: `claude-3-5-haiku@20241022`.
         if let Some((base, version)) = form.split_once('@') {
             if version.bytes().all(|b| b.is_ascii_digit()) {
-                push(base, &mut forms);
+                push(&mut forms, base);
             }
         }
-        if let Some(base) = strip_suffix_version(&form) {
-            push(base, &mut forms);
+        if let Some(base) = strip_suffix_version(form) {
+            push(&mut forms, base);
         }
         index += 1;
     }
@@ -228,15 +281,44 @@ mod tests {
 
     #[test]
     fn forms() {
-        let forms = candidates(" OpenAI/GPT-4o-2024-08-06 ");
-        assert!(forms.contains(&"gpt-4o".to_owned()), "{forms:?}");
+        let forms = key(" OpenAI/GPT-4o-2024-08-06 ").unwrap();
+        let forms = candidates(&forms);
+        assert!(forms.contains(&"gpt-4o"), "{forms:?}");
         let forms = candidates("us.anthropic.claude-3-5-haiku-20241022-v1:0");
-        assert!(forms.contains(&"claude-3-5-haiku".to_owned()), "{forms:?}");
+        assert!(forms.contains(&"claude-3-5-haiku"), "{forms:?}");
         let forms = candidates("claude-3-5-haiku@20241022");
-        assert!(forms.contains(&"claude-3-5-haiku".to_owned()), "{forms:?}");
+        assert!(forms.contains(&"claude-3-5-haiku"), "{forms:?}");
         let forms = candidates("ft:gpt-4o-mini-2024-07-18:acme::abc123");
-        assert!(forms.contains(&"gpt-4o-mini".to_owned()), "{forms:?}");
+        assert!(forms.contains(&"gpt-4o-mini"), "{forms:?}");
         // Every form is tried once, and the list stays short.
         assert!(candidates("a-1-2-3-4-5-6-7-8-9").len() < 8);
+        assert!(candidates("").is_empty(), "the empty name has no form");
+    }
+
+    #[test]
+    fn keys_refuse_long_names() {
+        assert_eq!(key("  GPT-4o "), Some("gpt-4o".to_owned()));
+        let longest = "a".repeat(MAX_NAME_BYTES);
+        assert_eq!(key(&format!(" {longest} ")), Some(longest.clone()));
+        assert_eq!(key(&format!("{longest}b")), None);
+    }
+
+    #[test]
+    fn hostile_names_have_few_forms() {
+        // Each `anthropic.` gave one more form (80 KB of them: 8,000 copies of the
+        // name); now the forms are slices, and at most `MAX_FORMS` of them.
+        let longest = "anthropic.".repeat(MAX_NAME_BYTES / 10);
+        let forms = candidates(&longest);
+        assert!(forms.len() <= MAX_FORMS, "{}", forms.len());
+        // Every `-001` is a version suffix to strip: 63 forms without the bound.
+        let versions = format!("a{}", "-001".repeat(63));
+        assert_eq!(candidates(&versions).len(), MAX_FORMS);
+    }
+
+    #[test]
+    fn long_names_are_shortened_in_messages() {
+        assert_eq!(Shortened("gpt-4o").to_string(), "gpt-4o");
+        let long = "é".repeat(100);
+        assert_eq!(Shortened(&long).to_string(), format!("{}…", "é".repeat(40)));
     }
 }

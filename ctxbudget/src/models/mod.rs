@@ -6,7 +6,8 @@
 //! alias, by a dated snapshot (`gpt-4o-2024-08-06`, `claude-sonnet-4-5-20250929`,
 //! `gemini-2.0-flash-001`), with a provider prefix (`openai/gpt-4o`,
 //! `models/gemini-2.5-pro`) or as a Bedrock id (`anthropic.claude-3-5-haiku-20241022-v1:0`).
-//! An unknown name is an error that names the closest names in the catalogue.
+//! An unknown name is an error that names the closest names in the catalogue; a name
+//! over [`MAX_NAME_BYTES`] (256) is refused as too long.
 //! [`Model::counter`] gives the counter that matches the model's tokenizer.
 //!
 //! ```
@@ -61,8 +62,7 @@
 //!
 //! The catalogue needs the `tiktoken` feature (on by default), whose
 //! [`Encoding`] names the OpenAI rows' tokenizer; it does not
-//! need `requests` ([`ApiFormat::request_format`] maps to the request types when it
-//! is on).
+//! need `requests`.
 
 mod catalogue;
 mod counter;
@@ -73,11 +73,11 @@ mod table;
 
 use std::fmt;
 
-pub use catalogue::Catalogue;
+pub use catalogue::{Catalogue, InsertError};
 pub use counter::{CounterError, ModelCounter};
 #[cfg(feature = "serde")]
 pub use json::CatalogueError;
-pub use lookup::ModelNotFound;
+pub use lookup::{MAX_NAME_BYTES, ModelNotFound};
 
 use crate::count::{Encoding, EstimateProfile};
 
@@ -174,17 +174,6 @@ impl ApiFormat {
         ]
         .into_iter()
         .find(|api| api.as_str() == name)
-    }
-
-    /// The request format of [`crate::request`] that reads and trims this API's
-    /// request bodies, if there is one.
-    #[cfg(feature = "requests")]
-    pub const fn request_format(self) -> Option<crate::request::RequestFormat> {
-        match self {
-            ApiFormat::OpenAiChat => Some(crate::request::RequestFormat::OpenAiChat),
-            ApiFormat::AnthropicMessages => Some(crate::request::RequestFormat::AnthropicMessages),
-            _ => None,
-        }
     }
 }
 
@@ -444,7 +433,8 @@ impl Model {
                 return Some((
                     "max_output_tokens",
                     format!(
-                        "the output limit {output} is over the context window {}",
+                        "the output limit {output} is over the context window {}; expected at \
+                         most the window, or null when output shares it",
                         self.context_window
                     ),
                 ));

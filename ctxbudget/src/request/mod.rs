@@ -81,6 +81,30 @@ impl RequestFormat {
     }
 }
 
+#[cfg(feature = "tiktoken")]
+impl RequestFormat {
+    /// The format that reads and trims request bodies of a catalogue model's API, if
+    /// ctxbudget has one.
+    ///
+    /// ```
+    /// use ctxbudget::models::Model;
+    /// use ctxbudget::request::RequestFormat;
+    ///
+    /// let api = Model::lookup("claude-sonnet-4-5")?.api();
+    /// assert_eq!(RequestFormat::for_api(api), Some(RequestFormat::AnthropicMessages));
+    /// assert_eq!(RequestFormat::for_api(Model::lookup("gemini-2.5-pro")?.api()), None);
+    /// # Ok::<(), ctxbudget::models::ModelNotFound>(())
+    /// ```
+    pub const fn for_api(api: crate::models::ApiFormat) -> Option<Self> {
+        use crate::models::ApiFormat;
+        match api {
+            ApiFormat::OpenAiChat => Some(RequestFormat::OpenAiChat),
+            ApiFormat::AnthropicMessages => Some(RequestFormat::AnthropicMessages),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for RequestFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.pad(self.as_str())
