@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use clap::Args;
 use ctxbudget::TokenCounter;
 use ctxbudget::count::{Encoding, Exactness, HuggingFace, Tekken, Tiktoken};
-use ctxbudget::models::{Model, ModelTokenizer};
+use ctxbudget::models::{MAX_NAME_BYTES, Model, ModelTokenizer};
 use rayon::prelude::*;
 
 use crate::error::CliError;
@@ -118,9 +118,6 @@ impl CounterArgs {
     }
 }
 
-/// Model names longer than this are not looked up: no catalogue name is near as
-/// long, and the lookup's work grows with the name.
-const LONGEST_MODEL_NAME: usize = 256;
 
 /// Distinct body models whose counters are remembered (the rest are looked up again).
 const REMEMBERED_MODELS: usize = 64;
@@ -170,7 +167,7 @@ impl RequestCounters {
         }
         let chosen = self.choose(name);
         if let Ok(mut known) = self.by_model.lock() {
-            if known.len() < REMEMBERED_MODELS && name.len() <= LONGEST_MODEL_NAME {
+            if known.len() < REMEMBERED_MODELS && name.len() <= MAX_NAME_BYTES {
                 known.insert(name.to_owned(), chosen.clone());
             }
         }
@@ -178,9 +175,7 @@ impl RequestCounters {
     }
 
     fn choose(&self, name: &str) -> Chosen {
-        let model = (name.len() <= LONGEST_MODEL_NAME)
-            .then(|| Model::lookup(name).ok())
-            .flatten();
+        let model = Model::lookup(name).ok();
         let shown = shown_name(name);
         if let Some(given) = &self.given {
             let warning = model.and_then(|model| {
@@ -259,15 +254,10 @@ fn shown_name(name: &str) -> String {
 ///
 /// An unknown name, with the closest names of the catalogue and what to do instead.
 pub fn lookup_model(name: &str) -> Result<&'static Model, CliError> {
-    if name.len() > LONGEST_MODEL_NAME {
-        return Err(CliError::input(format!(
-            "unknown model `{}`: a name of {} bytes, longer than any of the catalogue's; \
-             `ctxbudget models` lists them",
-            shown_name(name),
-            name.len()
-        )));
-    }
     Model::lookup(name).map_err(|error| {
+        if error.is_too_long() {
+            return CliError::input(format!("{error}; `ctxbudget models` lists the catalogue"));
+        }
         let mean = did_you_mean(&error.suggestions);
         CliError::input(format!(
             "unknown model `{name}`: {mean}`ctxbudget models` lists the catalogue; or count \
