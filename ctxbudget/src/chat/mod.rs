@@ -21,6 +21,7 @@
 //! LangChain's, is described on [`ChatTrimmer`].
 
 mod context;
+pub mod edit;
 mod error;
 pub(crate) mod format;
 mod message;

@@ -45,7 +45,7 @@ pub(super) fn content_tokens<C: TokenCounter + ?Sized>(
     }
 }
 
-fn block_tokens<C: TokenCounter + ?Sized>(
+pub(super) fn block_tokens<C: TokenCounter + ?Sized>(
     block: &ContentBlock,
     counter: &C,
     thinking: bool,

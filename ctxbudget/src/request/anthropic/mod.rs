@@ -107,6 +107,7 @@
 
 mod blocks;
 mod count;
+mod edit;
 mod extras;
 mod message;
 mod model;

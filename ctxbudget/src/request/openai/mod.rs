@@ -61,6 +61,7 @@
 
 mod content;
 mod cost;
+mod edit;
 mod message;
 mod tools;
 mod validate;

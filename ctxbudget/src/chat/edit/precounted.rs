@@ -1,0 +1,69 @@
+//! [`Precounted`]: a message with the content count an edit run made, so that the
+//! dropping step after it counts nothing again.
+
+use crate::chat::{ChatMessage, Role, ToolCallRef};
+use crate::count::TokenCounter;
+
+/// A borrowed message whose [`content_tokens`](ChatMessage::content_tokens) is
+/// the count an edit run already made ([`Edited::content_tokens`](super::Edited::content_tokens)):
+/// trim a history of these with [`ChatTrimmer`](crate::ChatTrimmer) and only the
+/// per-message overhead (role, name, calls) is counted again.
+///
+/// ```
+/// use ctxbudget::{ChatTrimmer, Message};
+/// use ctxbudget::chat::edit::{ContextEditor, Edits, Precounted};
+///
+/// let words = |t: &str| t.split_whitespace().count();
+/// let mut history = vec![Message::user("one two three"), Message::assistant("four five")];
+/// let edited = ContextEditor::new(words, 100).edit(&mut history);
+/// let counted = Precounted::wrap(&history, edited.content_tokens());
+/// let trimmed = ChatTrimmer::new(words, 100).trim(&counted)?;
+/// assert_eq!(trimmed.tokens(), edited.tokens());
+/// # Ok::<(), ctxbudget::chat::ChatTrimError>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Precounted<'m, M> {
+    /// The message.
+    pub message: &'m M,
+    /// What its content costs.
+    pub content_tokens: usize,
+}
+
+impl<'m, M> Precounted<'m, M> {
+    /// Pairs each message with its count (`counts` as long as `messages`; a message
+    /// without a count gets 0).
+    pub fn wrap(messages: &'m [M], counts: &[usize]) -> Vec<Self> {
+        messages
+            .iter()
+            .enumerate()
+            .map(|(i, message)| Precounted {
+                message,
+                content_tokens: counts.get(i).copied().unwrap_or(0),
+            })
+            .collect()
+    }
+}
+
+impl<M: ChatMessage> ChatMessage for Precounted<'_, M> {
+    fn role(&self) -> Role {
+        self.message.role()
+    }
+    fn content(&self) -> &str {
+        self.message.content()
+    }
+    fn name(&self) -> Option<&str> {
+        self.message.name()
+    }
+    fn tool_calls(&self) -> impl Iterator<Item = ToolCallRef<'_>> {
+        self.message.tool_calls()
+    }
+    fn tool_call_id(&self) -> Option<&str> {
+        self.message.tool_call_id()
+    }
+    fn tool_result_ids(&self) -> impl Iterator<Item = &str> {
+        self.message.tool_result_ids()
+    }
+    fn content_tokens<C: TokenCounter + ?Sized>(&self, _counter: &C) -> usize {
+        self.content_tokens
+    }
+}
