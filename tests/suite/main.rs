@@ -19,6 +19,7 @@ mod chat_session;
 mod derive;
 mod derive_generics;
 mod disclosure;
+mod edits;
 mod estimate;
 mod huggingface;
 mod misbehaving_counters;

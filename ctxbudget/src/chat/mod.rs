@@ -16,6 +16,9 @@
 //!   cost, and its [`CutPolicy`] keeps the prompt's prefix still for the providers'
 //!   prompt caches, moving the cut rarely and far (with summaries of what it drops,
 //!   if you want them).
+//! - [`edit`] sheds the bulk of a history before any turn is dropped: old thinking,
+//!   oversized and old tool results (cleared to a placeholder, their calls kept),
+//!   and a compaction plan for a summary of yours, with the prompt cache in mind.
 //!
 //! How tool calls and their results are kept together, and how the options map to
 //! LangChain's, is described on [`ChatTrimmer`].

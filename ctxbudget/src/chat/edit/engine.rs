@@ -238,31 +238,29 @@ impl<C: TokenCounter> ContextEditor<C> {
             run.clear_sticky(messages, cleared);
         }
         let trigger = edits.trigger_threshold().tokens(limit).min(limit) as u128;
-        let target = edits
+        let low = edits
             .low_water_threshold()
             .map_or(trigger, |low| (low.tokens(limit) as u128).min(trigger));
         let mut compaction = None;
         if run.ledger.total > trigger {
-            if run.ledger.total > target {
-                run.drop_thinking(messages);
-            }
-            if run.ledger.total > target {
-                run.truncate(messages);
-            }
-            if run.ledger.total > target {
-                run.clear(messages, target);
-            }
-            if run.ledger.total > target && edits.compacts() {
-                let target = usize::try_from(target).unwrap_or(usize::MAX);
-                let reserve = edits.summary_room_threshold().tokens(limit);
-                compaction = compact::plan(
-                    messages,
-                    &run.ledger,
-                    target,
-                    reserve,
-                    edits.grid_tokens(limit),
-                );
-            }
+            run.drop_thinking(messages);
+        }
+        if run.ledger.total > trigger {
+            run.truncate(messages);
+        }
+        if run.ledger.total > trigger {
+            run.clear(messages, trigger, trigger - low);
+        }
+        if run.ledger.total > trigger && edits.compacts() {
+            let target = usize::try_from(low).unwrap_or(usize::MAX);
+            let reserve = edits.summary_room_threshold().tokens(limit);
+            compaction = compact::plan(
+                messages,
+                &run.ledger,
+                target,
+                reserve,
+                edits.grid_tokens(limit),
+            );
         }
         if let Some(cleared) = cleared {
             for slot in run.ledger.results.iter().filter(|s| s.cleared) {
@@ -459,15 +457,15 @@ impl<C: TokenCounter> Run<'_, C> {
         self.record(EditKind::TruncateToolResult, at, Some(&slot), before, after);
     }
 
-    /// Step 3: clears the old results up to the smallest line of the grid that
-    /// brings the messages to `target` and saves at least `clear_at_least`.
-    fn clear<M: EditableMessage>(&mut self, messages: &mut [M], target: u128) {
+    /// Step 3: clears the old results, oldest first, up to the first line of the
+    /// grid where they save what brings the messages under `trigger`, rounded up
+    /// to a multiple of `band` (and at least `clear_at_least`).
+    fn clear<M: EditableMessage>(&mut self, messages: &mut [M], trigger: u128, band: u128) {
         let Some(keep) = self.edits.keep_tool_results() else {
             return;
         };
-        let limit = self.limit;
-        let grid = self.edits.grid_tokens(limit) as u128;
-        let at_least = self.edits.clear_at_least_threshold().tokens(limit) as u128;
+        let grid = self.edits.grid_tokens(self.limit) as u128;
+        let at_least = self.edits.clear_at_least_threshold().tokens(self.limit) as u128;
         let placeholder = self.counter.count(self.edits.placeholder_text());
         let old = self.ledger.recent_from(keep);
         // Each candidate with what clearing it would save, in history order.
@@ -488,13 +486,20 @@ impl<C: TokenCounter> Run<'_, C> {
             }
             savings.push((j, saving));
         }
-        // The first line of the grid (after a candidate's message starts) at which
-        // the request comes down to the target.
+        // The excess, rounded up to the band: the same for every request whose
+        // excess falls in the same band, so that a growing conversation gets the
+        // same edits turn after turn.
+        let excess = self.ledger.total.saturating_sub(trigger);
+        let need = if band == 0 {
+            excess
+        } else {
+            excess.div_ceil(band).saturating_mul(band)
+        }
+        .max(at_least);
         let bucket = |j: usize| {
             let offset = self.ledger.offsets[self.ledger.results[j].message];
             if grid == 0 { j as u128 } else { offset / grid }
         };
-        let total = self.ledger.total;
         let mut saved: u128 = 0;
         let mut chosen = None;
         for (k, &(j, saving)) in savings.iter().enumerate() {
@@ -502,7 +507,7 @@ impl<C: TokenCounter> Run<'_, C> {
             let last_of_bucket = savings
                 .get(k + 1)
                 .is_none_or(|&(next, _)| bucket(next) != bucket(j));
-            if last_of_bucket && total.saturating_sub(saved) <= target && saved >= at_least {
+            if last_of_bucket && saved >= need {
                 chosen = Some(k + 1);
                 break;
             }
@@ -573,7 +578,7 @@ impl<C: TokenCounter> Run<'_, C> {
             original,
             after,
         );
-        if self.edits.clears_tool_inputs() {
+        if self.edits.clears_tool_inputs() && self.input_saving(messages, &slot) > 0 {
             if let Some(call) = slot.call {
                 self.clear_input(messages, call, &slot);
             }

@@ -37,8 +37,7 @@
 //!
 //! Nothing happens while the messages cost at most the [trigger](Edits::trigger)
 //! (by default, the limit). Past it, the steps run in this order, each only when
-//! the ones before did not bring the messages down to the
-//! [low-water mark](Edits::low_water) (by default, the trigger):
+//! the ones before did not bring the messages under the trigger:
 //!
 //! 1. **Old thinking.** The thinking of assistant messages before the latest user
 //!    turn is dropped, where it counts (Anthropic counts earlier thinking only on
@@ -53,13 +52,15 @@
 //!    placeholder text.
 //! 3. **Clearing old tool results.** All but the [`keep`](Edits::clear_tool_results)
 //!    most recent results get the [placeholder](Edits::placeholder), oldest first,
-//!    up to the first line of the grid that brings the messages to the mark;
+//!    in one batch that brings the messages between the
+//!    [low-water mark](Edits::low_water) and the trigger (see [Cache](#cache));
 //!    [`exclude_tools`](Edits::exclude_tools) are never touched, and with
 //!    [`clear_tool_inputs`](Edits::clear_tool_inputs) the call's arguments become
 //!    `{}`. Calls and results stay in place with their ids: the request stays valid
 //!    and the conversation keeps its shape.
 //! 4. **Compaction.** If the messages are still over, the engine plans the span the
-//!    dropping step would drop ([`CompactionPlan`]) and leaves it to you: hand it to
+//!    dropping step would drop to reach the low-water mark ([`CompactionPlan`]),
+//!    and leaves it to you: hand it to
 //!    a summarizer ([`ContextEditor::edit_summarizing`], or the two steps
 //!    [`edit`](ContextEditor::edit) then [`apply_summary`](ContextEditor::apply_summary)
 //!    for `async` code); the summary goes in at the cut as a user message marked by
@@ -77,15 +78,24 @@
 //! # Cache
 //!
 //! Every edit changes the prompt from that point on and so breaks the providers'
-//! prefix caches. The engine is a deterministic function of the messages, and the
-//! clearing boundary moves on a grid (5% of the limit, by token offset from the
-//! start of the history, counted as the messages came in): of two consecutive turns
-//! of a growing conversation, the later one gets the same edited prefix until the
-//! boundary has to jump to the next line, and [`clear_at_least`](Edits::clear_at_least)
-//! keeps a jump from saving too little to be worth the cache write. A stateless
-//! fitter moves the boundary once per grid step of growth whatever its low-water
-//! mark, so the default fills up to the limit; a session, which remembers its
-//! edits, gains from a lower mark.
+//! prefix caches: a clearing boundary that moved on every turn would rewrite the
+//! whole window every turn. So the engine is a deterministic function of the
+//! messages with the hysteresis of a session:
+//!
+//! - clearing saves the excess over the trigger *rounded up to a multiple of the
+//!   band* between the trigger and the [low-water mark](Edits::low_water) (40% of
+//!   the limit by default): every request whose excess falls in one band gets the
+//!   same cleared results, so the turns of a growing conversation (the same history
+//!   with messages appended) share their edited prefix until the conversation
+//!   outgrows the band, and then the boundary jumps far, once;
+//! - the boundary lands on a grid (5% of the limit, by token offset from the start
+//!   of the history, counted as the messages came in), so it sits on the same few
+//!   places whatever the request that moved it;
+//! - [`clear_at_least`](Edits::clear_at_least) keeps a batch from saving too
+//!   little to be worth the cache write.
+//!
+//! A [`ChatSession`](crate::chat::ChatSession) keeps its edits besides
+//! ([`ClearedResults`]), so they are never undone.
 //!
 //! # Counting
 //!

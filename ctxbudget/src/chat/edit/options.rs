@@ -99,7 +99,7 @@ pub(super) fn fraction_of(limit: usize, share: f64) -> usize {
 /// | option | default | why |
 /// | --- | --- | --- |
 /// | [`trigger`](Edits::trigger) | 100% of the limit | edit only a request that would not fit otherwise: every edit changes the prompt from that point on and costs a cache write |
-/// | [`low_water`](Edits::low_water) | none: fill up to the trigger | a stateless fitter gains nothing from a lower mark (its edits move as often whatever the mark, see [the module docs](super#cache)); a session, which remembers its edits, sets its own |
+/// | [`low_water`](Edits::low_water) | 60% of the limit | the mark of [`CutPolicy::cache_stable`](crate::chat::CutPolicy::cache_stable): clearing comes in batches of 40% of the limit, so that a growing conversation keeps the same edited prefix for many turns (see [the module docs](super#cache)); `low_water(Threshold::share(1.0))` fills up to the trigger instead |
 /// | [`drop_old_thinking`](Edits::drop_old_thinking) | on | the thinking of earlier turns is what providers strip first (Anthropic's `clear_thinking_20251015`) |
 /// | [`truncate_tool_results`](Edits::truncate_tool_results) | an eighth of the limit | one tool output should not crowd out the rest of the conversation (Codex's `tool_output_token_limit`); head and tail are what a log, a diff or a test run keeps its news in |
 /// | [`clear_tool_results`](Edits::clear_tool_results) | keep the 3 most recent | Anthropic's default `keep` for `clear_tool_uses_20250919` |
@@ -139,7 +139,7 @@ impl Default for Edits {
     fn default() -> Self {
         Self {
             trigger: Threshold::Share(1.0),
-            low_water: None,
+            low_water: Some(Threshold::Share(Self::DEFAULT_LOW_WATER)),
             drop_old_thinking: true,
             max_tool_result_tokens: Some(Threshold::Share(Self::DEFAULT_MAX_TOOL_RESULT)),
             keep_tool_results: Some(Self::DEFAULT_KEEP),
@@ -162,6 +162,10 @@ impl Edits {
     /// The default number of most recent tool results that are never cleared:
     /// Anthropic's default `keep`.
     pub const DEFAULT_KEEP: usize = 3;
+
+    /// The default low-water mark, as a share of the limit: 60%, as
+    /// [`CutPolicy::DEFAULT_LOW_WATER`](crate::chat::CutPolicy::DEFAULT_LOW_WATER).
+    pub const DEFAULT_LOW_WATER: f64 = 0.6;
 
     /// The default largest tool result, as a share of the limit: an eighth.
     pub const DEFAULT_MAX_TOOL_RESULT: f64 = 0.125;
@@ -214,8 +218,13 @@ impl Edits {
         self
     }
 
-    /// Once started, edits go on until the messages cost at most this (default:
-    /// the [trigger](Edits::trigger)); never more than the limit.
+    /// The low-water mark (default: 60% of the limit; never above the trigger).
+    /// Clearing saves what brings the messages under the trigger rounded up to a
+    /// multiple of the band between the trigger and this mark: right after a batch
+    /// the messages cost between the mark and the trigger, and as a conversation
+    /// grows it gets the same edits, turn after turn, until it outgrows the band.
+    /// A compaction leaves the messages at this mark. At the trigger (`share(1.0)`
+    /// with the default trigger), clearing saves just enough.
     #[must_use]
     pub fn low_water(mut self, low_water: impl Into<Threshold>) -> Self {
         self.low_water = Some(low_water.into());
