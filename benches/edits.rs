@@ -137,7 +137,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("edits");
     group.sample_size(10);
     group.bench_function("count once", |b| {
-        b.iter(|| count(&counter, black_box(&messages)))
+        b.iter(|| count(&counter, black_box(&messages)));
     });
     for limit in LIMITS {
         group.bench_function(format!("edit + fit {limit}"), |b| {

@@ -12,7 +12,7 @@ use ctxbudget::chat::edit::{
     Precounted, Threshold,
 };
 use ctxbudget::chat::{ChatFormat, ChatMessage, Role, ToolCall};
-use ctxbudget::request::anthropic::{AnthropicMessage, MessagesRequest};
+use ctxbudget::request::anthropic::{AnthropicMessage, MessagesRequest, ToolResultBlock};
 use ctxbudget::request::openai::{ChatRequest, RequestMessage};
 use ctxbudget::request::{RequestFitter, WireRequest};
 use ctxbudget::{CharEstimate, ChatTrimmer, Message, Tiktoken};
@@ -631,7 +631,7 @@ proptest! {
         again.validate().unwrap();
         // A result that was an error stays one.
         for (b, a) in request.messages().iter().zip(edited_request.messages()) {
-            let flags = |m: &AnthropicMessage| m.tool_results().map(|r| r.is_error()).collect::<Vec<_>>();
+            let flags = |m: &AnthropicMessage| m.tool_results().map(ToolResultBlock::is_error).collect::<Vec<_>>();
             prop_assert_eq!(flags(b), flags(a));
         }
     }

