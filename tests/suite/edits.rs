@@ -639,46 +639,64 @@ proptest! {
     #[test]
     fn a_summary_in_place_of_the_planned_span_fits_and_keeps_pairs(
         spec in session_spec(),
-        share in 0.15f64..0.9,
-        summary_words in 0usize..40,
+        share in 0.1f64..0.8,
+        clearing in any::<bool>(),
+        summary_words in 0usize..60,
     ) {
         let request = spec.anthropic();
         let format = request.chat_format();
         let limit = limit_of(format.count_messages(&words, request.messages()), share);
-        let editor = ContextEditor::new(words, limit).with_format(format);
+        let edits = if clearing { Edits::default() } else { Edits::default().no_clearing() };
+        let editor = ContextEditor::new(words, limit).with_format(format).with_edits(edits);
         let mut messages = request.clone().into_messages();
-        let result = editor.edit_summarizing(&mut messages, |span, plan| {
+        let mut given = None;
+        let edited = editor.edit_summarizing(&mut messages, |span, plan| {
             assert!(!span.is_empty());
-            assert!(plan.room() > 0);
-            Some(text(summary_words, 3))
+            assert_eq!(span.len(), plan.span().len());
+            // The summary message costs its words, the prefix's 5 and 4 of framing.
+            let n = summary_words % (plan.room().saturating_sub(9) + 1);
+            given = Some(n);
+            Some(text(n, 3))
         });
-        let edited = match result {
+        let edited = match edited {
             Ok(edited) => edited,
-            Err(EditError::SummaryOverRoom { tokens, room, over }) => {
-                prop_assert_eq!(over, tokens - room);
-                return Ok(());
-            }
-            Err(other) => return Err(TestCaseError::fail(other.to_string())),
+            Err(err) => return Err(TestCaseError::fail(err.to_string())),
         };
         let report = edited.report();
         prop_assert_eq!(report.tokens_after, format.count_messages(&words, &messages));
+        prop_assert_eq!(edited.message_tokens().len(), messages.len());
         let mut body: Value = serde_json::from_str(&request.to_json()).unwrap();
         body["messages"] = serde_json::to_value(&messages).unwrap();
         let after = MessagesRequest::from_json(&body.to_string()).unwrap();
         after.validate().unwrap();
-        if let Some(compaction) = &report.compaction {
-            prop_assert!(report.fits() || summary_words == 0);
-            let summary = &messages[compaction.summary_index];
-            prop_assert!(summary.text().starts_with(edits_prefix()));
-            // The task is the first message still.
-            prop_assert_eq!(json_of(&messages[0]), json_of(&request.messages()[0]));
-            prop_assert_eq!(report.totals.summarized, compaction.span.len());
+        match &report.compaction {
+            Some(compaction) => {
+                prop_assert!(given.is_some_and(|n| n > 0));
+                prop_assert!(report.fits(), "{}", report);
+                let summary = &messages[compaction.summary_index];
+                prop_assert!(summary.text().starts_with(Edits::DEFAULT_SUMMARY_PREFIX));
+                // The task is the first message still.
+                prop_assert_eq!(json_of(&messages[0]), json_of(&request.messages()[0]));
+                prop_assert_eq!(report.totals.summarized, compaction.span.len());
+                prop_assert_eq!(
+                    messages.len(),
+                    request.messages().len() - compaction.span.len() + usize::from(!compaction.merged)
+                );
+                // Every message after the span is the input's, moved.
+                for i in compaction.span.end..request.messages().len() {
+                    let out = report.output_index(i).unwrap();
+                    if report.edits_of(i).next().is_none() && !(compaction.merged && out == compaction.summary_index) {
+                        prop_assert_eq!(json_of(&messages[out]), json_of(&request.messages()[i]));
+                    }
+                }
+            }
+            None => {
+                // No plan, or an empty summary: nothing was removed.
+                prop_assert!(given.is_none_or(|n| n == 0));
+                prop_assert_eq!(messages.len(), request.messages().len());
+            }
         }
     }
-}
-
-fn edits_prefix() -> &'static str {
-    Edits::DEFAULT_SUMMARY_PREFIX
 }
 
 // ---------------------------------------------------------------------------------
