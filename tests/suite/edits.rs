@@ -669,8 +669,7 @@ proptest! {
         body["messages"] = serde_json::to_value(&messages).unwrap();
         let after = MessagesRequest::from_json(&body.to_string()).unwrap();
         after.validate().unwrap();
-        match &report.compaction {
-            Some(compaction) => {
+        if let Some(compaction) = &report.compaction {
                 prop_assert!(given.is_some_and(|n| n > 0));
                 prop_assert!(report.fits(), "{}", report);
                 let summary = &messages[compaction.summary_index];
@@ -689,12 +688,10 @@ proptest! {
                         prop_assert_eq!(json_of(&messages[out]), json_of(&request.messages()[i]));
                     }
                 }
-            }
-            None => {
-                // No plan, or an empty summary: nothing was removed.
-                prop_assert!(given.is_none_or(|n| n == 0));
-                prop_assert_eq!(messages.len(), request.messages().len());
-            }
+        } else {
+            // No plan, or an empty summary: nothing was removed.
+            prop_assert!(given.is_none_or(|n| n == 0));
+            prop_assert_eq!(messages.len(), request.messages().len());
         }
     }
 }

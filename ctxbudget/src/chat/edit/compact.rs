@@ -58,7 +58,9 @@ pub(super) fn plan<M: EditableMessage>(
             }
             if grid > 0 && offset >= line {
                 // The next line of the grid after this cut.
-                line = (offset / grid as u128 + 1) * grid as u128;
+                line = (offset / grid as u128)
+                    .saturating_add(1)
+                    .saturating_mul(grid as u128);
             }
         }
         if cut == bound {

@@ -137,7 +137,10 @@ impl Ledger {
     /// Records that message `at` now costs `tokens` in all, `content` of it its
     /// content.
     pub(super) fn set(&mut self, at: usize, content: usize, tokens: usize) {
-        self.total = self.total - self.tokens[at] as u128 + tokens as u128;
+        self.total = self
+            .total
+            .saturating_sub(self.tokens[at] as u128)
+            .saturating_add(tokens as u128);
         self.tokens[at] = tokens;
         self.content[at] = content;
     }
