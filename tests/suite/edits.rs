@@ -23,6 +23,11 @@ use serde_json::{Value, json};
 const OPENAI_SESSION: &str = include_str!("../fixtures/requests/openai/coding_session.json");
 const ANTHROPIC_SESSION: &str = include_str!("../fixtures/requests/anthropic/session.json");
 
+/// A user message with something besides tool results: a turn of the user.
+fn opens_user_turn<M: ChatMessage>(message: &M) -> bool {
+    message.role() == Role::User && message.carries_user_content()
+}
+
 fn words(text: &str) -> usize {
     text.split_whitespace().count()
 }
@@ -140,7 +145,7 @@ fn the_shipped_sessions_fit_32k_by_edits_alone_keeping_every_message() {
         assert!(stats.after <= 32_000, "{}", print("anthropic", &stats));
         assert!(stats.before > 32_000);
         for (before, after) in anthropic.messages().iter().zip(edited.messages()) {
-            if before.opens_user_turn() {
+            if opens_user_turn(before) {
                 assert_eq!(json_of(before), json_of(after));
             }
         }
@@ -541,12 +546,12 @@ where
     }
     // The pinned task is untouched.
     if edits.pins_task() {
-        if let Some(task) = before.iter().position(EditableMessage::opens_user_turn) {
+        if let Some(task) = before.iter().position(opens_user_turn) {
             prop_assert!(report.edits_of(task).next().is_none());
         }
     }
     // The turn in progress keeps its thinking.
-    if let Some(latest) = before.iter().rposition(EditableMessage::opens_user_turn) {
+    if let Some(latest) = before.iter().rposition(opens_user_turn) {
         prop_assert!(
             report
                 .edits
@@ -1138,4 +1143,69 @@ fn edits_load_from_a_config_file_and_reports_serialize() {
     assert!(kinds.contains(&"clear_tool_result"), "{kinds:?}");
     let table = report.to_string();
     assert!(table.starts_with("edits: "), "{table}");
+}
+
+/// One task, then a tool loop of `steps` steps, each opening with thinking when
+/// `thinking` is set.
+fn thinking_loop(steps: usize, thinking: bool) -> MessagesRequest {
+    let mut messages = vec![json!({"role": "user", "content": "Migrate the database."})];
+    for i in 0..steps {
+        let mut blocks = Vec::new();
+        if thinking {
+            blocks.push(json!({"type": "thinking", "thinking": text(30, i), "signature": "sig"}));
+        }
+        blocks.push(
+            json!({"type": "tool_use", "id": format!("t{i}"), "name": "sql", "input": {"q": i}}),
+        );
+        messages.push(json!({"role": "assistant", "content": blocks}));
+        messages.push(json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": format!("t{i}"), "content": text(120, i)}]}));
+    }
+    MessagesRequest::from_json(
+        &json!({"model": "claude-opus-4-5", "max_tokens": 100, "messages": messages,
+            "thinking": {"type": "enabled", "budget_tokens": 2000}})
+        .to_string(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_tool_loop_that_starts_with_thinking_is_never_cut_by_a_compaction() {
+    for thinking in [false, true] {
+        let request = thinking_loop(12, thinking);
+        let format = request.chat_format();
+        let editor = ContextEditor::new(words, 400)
+            .with_format(format)
+            .with_edits(Edits::default().no_clearing().no_truncation());
+        let mut messages = request.clone().into_messages();
+        let edited = editor.edit(&mut messages);
+        assert!(!edited.fits());
+        // Without thinking the loop's first steps can be summarized; with it, the
+        // loop is one unit and the dropping step decides.
+        assert_eq!(
+            edited.compaction().is_some(),
+            !thinking,
+            "thinking: {thinking}"
+        );
+
+        // The precounted messages trim as the messages themselves do: the wrapper
+        // keeps the loop whole as the trimmer would.
+        let precounted = Precounted::wrap(&messages, edited.content_tokens());
+        let fast = ChatTrimmer::new(words, 1_200)
+            .with_format(format)
+            .trim(&precounted);
+        let slow = ChatTrimmer::new(words, 1_200)
+            .with_format(format)
+            .trim(&messages);
+        match (fast, slow) {
+            (Ok(fast), Ok(slow)) => {
+                let seqs = |e: &[usize]| e.to_vec();
+                let fast: Vec<usize> = fast.elements().iter().map(|e| e.seq).collect();
+                let slow: Vec<usize> = slow.elements().iter().map(|e| e.seq).collect();
+                assert_eq!(seqs(&fast), seqs(&slow));
+            }
+            (Err(fast), Err(slow)) => assert_eq!(fast, slow),
+            (fast, slow) => panic!("{fast:?} vs {slow:?}"),
+        }
+    }
 }

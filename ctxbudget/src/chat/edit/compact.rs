@@ -20,8 +20,9 @@ fn starts_unit<M: ChatMessage>(message: &M) -> bool {
 ///
 /// The span starts after the pinned task and the system messages before it, holds
 /// no system message, and ends before the latest user message (or, when that is
-/// the task, before the last unit), at the first unit boundary at or after a line
-/// of the grid (`grid` tokens apart, over the messages as they came in).
+/// the task, before the last unit, unless the tool loop after it starts with
+/// thinking and so is one unit), at the first unit boundary at or after a line of
+/// the grid (`grid` tokens apart, over the messages as they came in).
 pub(super) fn plan<M: EditableMessage>(
     messages: &[M],
     ledger: &Ledger,
@@ -37,6 +38,14 @@ pub(super) fn plan<M: EditableMessage>(
     let last_unit = (0..n).rev().find(|&i| starts_unit(&messages[i]))?;
     let bound = match ledger.latest_turn {
         Some(latest) if latest >= start => latest,
+        // A tool loop that starts with thinking is one unit: no cut inside it.
+        Some(latest)
+            if messages
+                .get(latest + 1)
+                .is_some_and(ChatMessage::starts_with_thinking) =>
+        {
+            return None;
+        }
         _ => last_unit,
     };
     let limit = (target as u128).saturating_sub(reserve as u128);

@@ -1,7 +1,7 @@
 //! [`EditableMessage`]: what a message type exposes to the editing engine, and the
 //! view of one tool result ([`ToolResult`]).
 
-use crate::chat::{ChatMessage, Role};
+use crate::chat::ChatMessage;
 use crate::count::TokenCounter;
 
 /// One tool result carried by a message, as the editing engine sees it.
@@ -159,12 +159,6 @@ pub trait EditableMessage: ChatMessage {
     ) -> ContentSplit {
         results.extend((0..self.tool_result_count()).map(|i| self.tool_result_tokens(i, counter)));
         ContentSplit::new(self.content_tokens(counter), self.thinking_tokens(counter))
-    }
-
-    /// Whether this is a user message that opens a turn (it carries something
-    /// besides tool results). Default: a user message that answers no call.
-    fn opens_user_turn(&self) -> bool {
-        self.role() == Role::User && self.tool_result_ids().next().is_none()
     }
 
     /// Drops the message's thinking, unless nothing would be left. Default: no.

@@ -4,8 +4,15 @@
 use std::collections::HashMap;
 
 use super::editable::EditableMessage;
-use crate::chat::{ChatFormat, Role};
+use crate::chat::{ChatFormat, ChatMessage, Role};
 use crate::count::TokenCounter;
+
+/// Whether `message` is a user message that opens a turn: it carries something
+/// of the user's besides tool results ([`ChatMessage::carries_user_content`]), as
+/// the trimmer's latest user message does.
+pub(super) fn opens_user_turn<M: ChatMessage>(message: &M) -> bool {
+    message.role() == Role::User && message.carries_user_content()
+}
 
 /// One tool result of the history.
 #[derive(Debug, Clone)]
@@ -92,7 +99,7 @@ impl Ledger {
             ledger.tokens.push(tokens);
             ledger.content.push(split.content);
             ledger.thinking.push(split.thinking.min(split.content));
-            if message.opens_user_turn() {
+            if opens_user_turn(message) {
                 if ledger.task.is_none() && pin_task {
                     ledger.task = Some(i);
                 }

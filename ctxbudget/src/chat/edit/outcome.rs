@@ -10,7 +10,9 @@ use super::report::EditReport;
 ///
 /// The span is what the trimmer's dropping step would drop: whole units (a
 /// message, or a tool call with its results), after the system messages and the
-/// pinned task, before the latest user message, its end on a line of the grid.
+/// pinned task, before the latest user message (never inside a tool loop that
+/// starts with thinking, which the provider needs whole), its end on a line of the
+/// grid.
 /// Hand `&messages[plan.span()]` to your summarizer (a model call, as long as it
 /// takes), then [`ContextEditor::apply_summary`](super::ContextEditor::apply_summary).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

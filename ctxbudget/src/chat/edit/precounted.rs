@@ -63,6 +63,12 @@ impl<M: ChatMessage> ChatMessage for Precounted<'_, M> {
     fn tool_result_ids(&self) -> impl Iterator<Item = &str> {
         self.message.tool_result_ids()
     }
+    fn carries_user_content(&self) -> bool {
+        self.message.carries_user_content()
+    }
+    fn starts_with_thinking(&self) -> bool {
+        self.message.starts_with_thinking()
+    }
     fn content_tokens<C: TokenCounter + ?Sized>(&self, _counter: &C) -> usize {
         self.content_tokens
     }

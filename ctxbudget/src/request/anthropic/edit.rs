@@ -121,10 +121,6 @@ impl EditableMessage for AnthropicMessage {
         ContentSplit::new(content, thinking)
     }
 
-    fn opens_user_turn(&self) -> bool {
-        self.opens_turn()
-    }
-
     fn drop_thinking(&mut self) -> bool {
         if self.role != AnthropicRole::Assistant {
             return false;
