@@ -118,7 +118,6 @@ impl CounterArgs {
     }
 }
 
-
 /// Distinct body models whose counters are remembered (the rest are looked up again).
 const REMEMBERED_MODELS: usize = 64;
 

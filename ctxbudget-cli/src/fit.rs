@@ -9,8 +9,8 @@ use ctxbudget::models::Model;
 use ctxbudget::request::anthropic::MessagesRequest;
 use ctxbudget::request::openai::ChatRequest;
 use ctxbudget::request::{
-    FittedRequest, InputLimit, OutputReservation, RequestError, RequestFitter, RequestFormat, RequestReport,
-    WireRequest, detect_format,
+    FittedRequest, InputLimit, OutputReservation, RequestError, RequestFitter, RequestFormat,
+    RequestReport, WireRequest, detect_format,
 };
 use serde_json::json;
 
