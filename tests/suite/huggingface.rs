@@ -311,6 +311,117 @@ fn json_that_is_no_tokenizer_is_invalid() {
     );
 }
 
+/// Anthropic's file with its normaliser and pre-tokenizer replaced.
+fn anthropic_with(
+    normalizer: Value,
+    pre_tokenizer: Value,
+) -> Result<HuggingFace, TokenizerFileError> {
+    static BASE: LazyLock<Value> =
+        LazyLock::new(|| serde_json::from_slice(&gunzip("anthropic-tokenizer.json.gz")).unwrap());
+    let mut config = BASE.clone();
+    config["normalizer"] = normalizer;
+    config["pre_tokenizer"] = pre_tokenizer;
+    HuggingFace::from_bytes(serde_json::to_vec(&config).unwrap())
+}
+
+fn byte_level() -> Value {
+    serde_json::json!({"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true})
+}
+
+fn refusal(result: Result<HuggingFace, TokenizerFileError>) -> String {
+    let error = result.unwrap_err();
+    assert!(
+        matches!(
+            &error,
+            TokenizerFileError::Invalid {
+                kind: "Hugging Face tokenizer.json",
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    error.to_string()
+}
+
+/// Issue 17.10: 20 chained `Replace e→ee` counted 60 bytes in 16.6 s and 1.1 GB, and
+/// a 10 MB `Prepend` cost 18 s per count. Such files are refused when they load.
+#[test]
+fn normalizers_that_multiply_the_text_are_refused() {
+    let doubling =
+        serde_json::json!({"type": "Replace", "pattern": {"String": "e"}, "content": "ee"});
+    let chain = serde_json::json!({"type": "Sequence", "normalizers": vec![doubling; 20]});
+    let message = refusal(anthropic_with(chain, byte_level()));
+    // 2^20 of the Replace stages, then `ByteLevel`'s 2.
+    assert!(
+        message.contains("can make 2097152 bytes of each byte"),
+        "{message}"
+    );
+    assert!(message.contains("Replace stage (2x)"), "{message}");
+
+    let prepend = serde_json::json!({"type": "Prepend", "prepend": "x".repeat(10_000_000)});
+    let message = refusal(anthropic_with(prepend, byte_level()));
+    assert!(message.contains("Prepend of 10000000 bytes"), "{message}");
+
+    // A regular expression's shortest match: `a{2,}` to 200 bytes is 100x; one that
+    // can match the empty string puts the content between every two characters.
+    let regex = |pattern: &str, content: &str| serde_json::json!({"type": "Replace", "pattern": {"Regex": pattern}, "content": content});
+    let message = refusal(anthropic_with(
+        regex("a{2,}", &"b".repeat(200)),
+        Value::Null,
+    ));
+    assert!(message.contains("Replace stage (100x)"), "{message}");
+    let message = refusal(anthropic_with(regex("a*", &"b".repeat(16)), Value::Null));
+    assert!(message.contains("Replace stage (65x)"), "{message}");
+
+    // Every stage is a pass over the text: a chain of a thousand is refused too.
+    let strip = serde_json::json!({"type": "Strip", "strip_left": true, "strip_right": true});
+    let chain = serde_json::json!({"type": "Sequence", "normalizers": vec![strip; 1_000]});
+    let message = refusal(anthropic_with(chain, byte_level()));
+    assert!(message.contains("more than 64 stages"), "{message}");
+}
+
+/// The limit is 64 bytes of each byte, and the chains of published files stay well
+/// within it: the fixtures load (see `counts_equal_python_tokenizers`), and so do
+/// BERT's, CLIP's and Llama 2's chains before `ByteLevel`.
+#[test]
+fn published_chains_load_and_the_limit_is_64_bytes_per_byte() {
+    let replace = |content: &str| serde_json::json!({"type": "Replace", "pattern": {"String": "a"}, "content": content});
+    // 32 bytes of one, then `ByteLevel`'s 2: exactly 64.
+    let at_limit = anthropic_with(replace(&"b".repeat(32)), byte_level()).unwrap();
+    assert_eq!(at_limit.count("a"), at_limit.count(&"b".repeat(32)));
+    let message = refusal(anthropic_with(replace(&"b".repeat(33)), byte_level()));
+    assert!(message.contains("can make 66 bytes"), "{message}");
+
+    let bert = serde_json::json!({"type": "BertNormalizer", "clean_text": true,
+        "handle_chinese_chars": true, "strip_accents": null, "lowercase": true});
+    let clip = serde_json::json!({"type": "Sequence", "normalizers": [
+        {"type": "NFC"},
+        {"type": "Replace", "pattern": {"Regex": "\\s+"}, "content": " "},
+        {"type": "Lowercase"},
+    ]});
+    let llama2 = serde_json::json!({"type": "Sequence", "normalizers": [
+        {"type": "Prepend", "prepend": "▁"},
+        {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
+    ]});
+    for normalizer in [bert, clip, llama2] {
+        let counter = anthropic_with(normalizer.clone(), byte_level())
+            .unwrap_or_else(|error| panic!("{normalizer}: {error}"));
+        assert!(counter.count("Hello, world!") > 0);
+    }
+}
+
+/// A file whose pre-tokenizer drops everything would count every text as 0.
+#[test]
+fn a_file_that_gives_text_no_token_is_refused() {
+    let removed = serde_json::json!({"type": "Split", "pattern": {"Regex": "(?s)."},
+        "behavior": "Removed", "invert": false});
+    let message = refusal(anthropic_with(Value::Null, removed));
+    assert!(
+        message.contains("no token, so every count would be 0"),
+        "{message}"
+    );
+}
+
 #[test]
 fn missing_files_are_a_read_error() {
     let error = HuggingFace::from_file("no/such/tokenizer.json").unwrap_err();

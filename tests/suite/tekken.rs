@@ -198,6 +198,30 @@ fn vocabularies_that_do_not_add_up_are_invalid() {
     assert!(message.contains("missing field `config`"), "{message}");
 }
 
+/// Issue 16.14: a pattern that matches nothing loaded and counted every text as 0
+/// (`trim --tokens 1` kept a whole 4 MB file); an empty pattern loaded, then every
+/// count panicked inside tiktoken-rs. Both are refused when the file loads.
+#[test]
+fn a_pattern_that_cannot_count_is_refused() {
+    let message = invalid_message(edited(|json| {
+        json["config"]["pattern"] = r"[^\s\S]".into();
+    }));
+    assert!(message.contains("matches 0 of the"), "{message}");
+    assert!(message.contains("leave text out"), "{message}");
+
+    let message = invalid_message(edited(|json| json["config"]["pattern"] = "".into()));
+    assert!(message.contains("makes the encoder fail"), "{message}");
+    assert!(message.contains("empty string"), "{message}");
+
+    // Whitespace left out of every piece: counts would miss it.
+    let message = invalid_message(edited(|json| json["config"]["pattern"] = r"\S+".into()));
+    assert!(message.contains("leave text out"), "{message}");
+
+    // An empty token spells nothing.
+    let message = invalid_message(edited(|json| json["vocab"][600]["token_bytes"] = "".into()));
+    assert!(message.contains("rank 600 is empty"), "{message}");
+}
+
 #[test]
 fn another_pattern_means_no_split_points() {
     let counter = edited(|json| json["config"]["pattern"] = r"\S+|\s+".into()).unwrap();

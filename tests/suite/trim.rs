@@ -6,7 +6,7 @@ use ctxbudget::{
     CharEstimate, Keep, Tiktoken, TokenCounter, TrimOptions, trim::Boundary, trim::Trimmed,
     trim_to_budget, trim_with,
 };
-use ctxbudget_tests::{CODE, FIXTURES, MARKDOWN, MULTILINGUAL, PROSE, floor_char_boundary};
+use ctxbudget_tests::{CODE, FIXTURES, MARKDOWN, MULTILINGUAL, PROSE, floor_char_boundary, shapes};
 use proptest::prelude::*;
 
 fn o200k() -> Tiktoken {
@@ -256,6 +256,98 @@ fn min_fill_keeps_more_than_strongest_first_on_real_text() {
     assert!(ours >= strongest, "ours {ours} strongest first {strongest}");
 }
 
+/// The opening of Markus Kuhn's `UTF-8-demo.txt` (CC BY): a short title line, then a
+/// rule of 36 overlines with no word boundary in it.
+const UTF8_DEMO: &str = "\nUTF-8 encoded sample plain-text file\n\
+    ‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾‾\n\n\
+    Markus Kuhn [ˈmaʳkʊs kuːn] <http://www.cl.cam.ac.uk/~mgk25/> — 2002-07-25 CC BY\n\n\n\
+    The ASCII compatible UTF-8 encoding used in this plain-text file\n\
+    is defined in Unicode, ISO 10646-1, and RFC 2279.\n";
+
+/// A question, then an image as a data URL: one long, token-dense word.
+fn question_then_image() -> String {
+    format!(
+        "What's in this image? data:image/jpeg;base64,{}",
+        shapes::shape("base64", 6_000)
+    )
+}
+
+/// Issue 16.2: the last word boundary was taken whatever it wasted. Before the
+/// fix, 150 tokens of the question and its image kept the 21 bytes (5 tokens) of the
+/// question, and 25 `cl100k_base` tokens of the UTF-8 demo kept its title (9 tokens).
+#[test]
+fn a_long_word_is_cut_inside_rather_than_wasting_the_budget() {
+    let o200k = o200k();
+    let image = question_then_image();
+    let result = head(&image, 150, &o200k);
+    check(&image, 150, &o200k, &result, Keep::Head);
+    assert!(result.tokens >= 120, "{result:?}");
+    assert!(
+        result
+            .kept
+            .starts_with("What's in this image? data:image/jpeg;base64,")
+    );
+    assert_eq!(result.boundary, Some(Boundary::Grapheme));
+
+    let cl100k = Tiktoken::cl100k_base();
+    let result = head(UTF8_DEMO, 25, &cl100k);
+    check(UTF8_DEMO, 25, &cl100k, &result, Keep::Head);
+    assert!(result.tokens >= 20, "{result:?}");
+    assert!(result.kept.contains('‾'), "{:?}", result.kept);
+    assert_eq!(result.boundary, Some(Boundary::Grapheme));
+
+    // The tail: the long word comes last, after a short sentence.
+    let reversed = format!("Describe it. {}", shapes::shape("base64", 6_000));
+    let result = tail(&reversed, 150, &o200k);
+    check(&reversed, 150, &o200k, &result, Keep::Tail);
+    assert!(result.tokens >= 120, "{result:?}");
+    assert_eq!(result.boundary, Some(Boundary::Grapheme));
+
+    // Both ends: the head is the question and the start of the image, the tail the
+    // end of the image.
+    let options = TrimOptions::new().keep(Keep::HeadAndTail);
+    let result = trim_with(&image, 150, &o200k, &options);
+    assert!(result.tokens <= 150 && result.tokens >= 110, "{result:?}");
+    assert!(
+        result.kept.len() > "What's in this image?".len(),
+        "{result:?}"
+    );
+    assert!(result.tail.is_some_and(|tail| image.ends_with(tail)));
+}
+
+/// Soft mode has no weaker cut than a word: there the last word boundary is taken
+/// whatever it keeps, and a text whose first word does not fit comes back whole.
+#[test]
+fn soft_mode_takes_the_last_word_whatever_it_keeps() {
+    let counter = o200k();
+    let image = question_then_image();
+    let soft = TrimOptions::new().with_hard_limit(false);
+    let result = trim_with(&image, 150, &counter, &soft);
+    assert_eq!(result.kept, "What's in this image?");
+    assert_eq!(result.boundary, Some(Boundary::Word));
+    let cl100k = Tiktoken::cl100k_base();
+    let result = trim_with(UTF8_DEMO, 25, &cl100k, &soft);
+    assert_eq!(result.kept, "\nUTF-8 encoded sample plain-text file");
+    assert_eq!(result.tokens, 9);
+}
+
+/// Text that is whitespace up to where the budget runs out keeps nothing: whitespace
+/// at a cut is never kept.
+#[test]
+fn whitespace_up_to_the_budget_keeps_nothing() {
+    let counter = |text: &str| text.len();
+    let text = format!("{}word", " ".repeat(100));
+    for keep in [Keep::Head, Keep::Tail] {
+        let text = if keep == Keep::Head {
+            text.clone()
+        } else {
+            text.chars().rev().collect()
+        };
+        let result = trim_with(&text, 50, &counter, &TrimOptions::new().keep(keep));
+        assert_eq!((result.kept, result.cut, result.tokens), ("", true, 0));
+    }
+}
+
 #[test]
 fn levels_can_be_disabled() {
     let counter = CharEstimate;
@@ -410,6 +502,33 @@ proptest! {
             "budget {} kept {:?}, budget {} kept {:?}",
             budget, smaller.kept, budget + more, larger.kept
         );
+    }
+
+    /// With a hard limit, a cut keeps at least `min_fill` of what fits, whatever the
+    /// length of the words: a word boundary that keeps less gives way to a grapheme
+    /// cut (at most the one whitespace byte at the cut is dropped).
+    #[test]
+    fn a_cut_keeps_min_fill_of_what_fits(
+        words in prop::collection::vec(("[a-z]{1,60}", prop_oneof![Just(" "), Just("\n")]), 1..40),
+        budget in 1usize..600,
+        min_fill in prop_oneof![Just(0.8), 0.0f64..=1.0],
+        keep_tail in any::<bool>(),
+    ) {
+        let text: String = words.iter().flat_map(|(word, space)| [word.as_str(), space]).collect();
+        let bytes = |text: &str| text.len();
+        let options = TrimOptions::new()
+            .keep(if keep_tail { Keep::Tail } else { Keep::Head })
+            .with_min_fill(min_fill);
+        let result = trim_with(&text, budget, &bytes, &options);
+        prop_assert!(result.tokens <= budget);
+        if result.cut {
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
+            let least = (budget as f64 * min_fill).ceil() as usize;
+            prop_assert!(
+                result.kept.len() + 1 >= least,
+                "budget {} kept {} bytes: {:?}", budget, result.kept.len(), result
+            );
+        }
     }
 
     #[test]

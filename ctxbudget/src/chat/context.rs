@@ -73,7 +73,7 @@ pub struct PartialContent<'m> {
     /// Where `text` starts in the content, in bytes.
     pub start: usize,
     /// Where the cut was made: a paragraph, line, sentence or word boundary, or
-    /// between graphemes when not even one word fits.
+    /// between graphemes when none of these keeps enough of the room.
     pub boundary: Boundary,
     /// What the whole message costs (what it would have cost had it been kept).
     pub whole_tokens: usize,

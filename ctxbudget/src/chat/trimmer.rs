@@ -345,8 +345,8 @@ impl<C: TokenCounter> ChatTrimmer<C> {
     /// content with [`ChatStrategy::KeepLast`] ([`Keep::Tail`]), the beginning with
     /// [`ChatStrategy::KeepFirst`] ([`Keep::Head`]), cut by
     /// [`trim_with`](crate::trim::trim_with) at the strongest paragraph, line,
-    /// sentence or word boundary that does not waste the room (between graphemes
-    /// when not even one word fits).
+    /// sentence or word boundary that does not waste the room (else between
+    /// graphemes).
     ///
     /// - Only the last unit the budget dropped is a candidate, and only when it is a
     ///   plain system, user or assistant message: a tool call or a tool result is

@@ -15,6 +15,8 @@ use tokenizers::pre_tokenizers::PreTokenizerWrapper;
 use tokenizers::pre_tokenizers::split::SplitPattern;
 use tokenizers::{ModelWrapper, NormalizerWrapper, SplitDelimiterBehavior, Tokenizer};
 
+mod growth;
+
 use super::TokenCounter;
 use super::splits::{
     PieceRule, SplitRule, ceil_char_boundary, floor_char_boundary, is_known_pattern,
@@ -106,6 +108,23 @@ const KIND: &str = "Hugging Face tokenizer.json";
 /// under a normaliser. [`HuggingFace::has_split_points`] says which case a file is.
 /// The property tests in `tests/suite/huggingface.rs` check that counts add up at every
 /// declared split point, on the fixtures and on adversarial text, for each kind.
+///
+/// # Cost
+///
+/// `tokenizers` counts a text by building its normalised form (with 16 bytes of
+/// alignment per byte) and cutting it into pieces, so what a count costs follows
+/// what the normaliser and the pre-tokenizer make of the text. The loader bounds
+/// that from the file: each stage's worst case (a `Replace` makes its content of
+/// its shortest match, a `Prepend` adds its text to every stretch between added
+/// tokens, `NFKC` makes at most 11 bytes of one, a `Precompiled` charsmap its
+/// longest value of its key, `ByteLevel` 2, `Metaspace` its replacement of each
+/// space), composed along the chain, must stay within 64 bytes of each byte
+/// counted, and the chain within 64 stages. Published chains make 2 to 22
+/// (Anthropic's NFKC and `ByteLevel`: 22, Llama 2's `Prepend` and `Replace`: 12);
+/// 20 chained `Replace e→ee` would make a million, and a `Prepend` of more than a
+/// few dozen bytes is more than 64 for a text of one byte: such files are refused
+/// when they load, so a count costs at most a fixed multiple of what the same text
+/// costs a file that leaves it as it is.
 #[derive(Clone)]
 pub struct HuggingFace {
     inner: Arc<Inner>,
@@ -126,7 +145,11 @@ impl HuggingFace {
     /// ([`Read`](TokenizerFileError::Read)), it is cut short
     /// ([`Truncated`](TokenizerFileError::Truncated)), it is not JSON
     /// ([`Json`](TokenizerFileError::Json)), or it is JSON that `tokenizers` cannot
-    /// load or that fails to encode a test text ([`Invalid`](TokenizerFileError::Invalid)).
+    /// load, that fails to encode a sample text or gives it no token, or whose
+    /// normaliser and pre-tokenizer could make more than 64 bytes of each byte
+    /// counted ([`Invalid`](TokenizerFileError::Invalid): chained `Replace` stages
+    /// that each lengthen the text, a long `Prepend`; see
+    /// [cost](HuggingFace#cost)).
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, TokenizerFileError> {
         let path = path.as_ref();
         let bytes = tokenizer_file::read(path)?;
@@ -161,10 +184,21 @@ impl HuggingFace {
             .with_truncation(None)
             .map_err(|error| invalid(error.to_string()))?;
         tokenizer.with_padding(None);
+        // A file whose normaliser and pre-tokenizer multiply the text would make
+        // every count cost far more than the text: refuse it before encoding anything.
+        growth::check(&tokenizer).map_err(invalid)?;
         // A file that loads but cannot encode ordinary text (a WordPiece model without
-        // its unknown token, say) would fail on every count: refuse it now.
-        let probe = "Hello, world! 日本語 e\u{301} 😀 \t\n<>{}[] 1234";
-        match catch_unwind(AssertUnwindSafe(|| tokenizer.encode_fast(probe, false))) {
+        // its unknown token, say) would fail on every count, and one that gives it no
+        // token would count every text as 0: refuse it now.
+        let sample = tokenizer_file::SAMPLE;
+        match catch_unwind(AssertUnwindSafe(|| tokenizer.encode_fast(sample, false))) {
+            Ok(Ok(encoding)) if encoding.is_empty() => {
+                return Err(invalid(format!(
+                    "it gives a {}-byte sample text no token, so every count would be 0; \
+                     check its pre-tokenizer and model",
+                    sample.len()
+                )));
+            }
             Ok(Ok(_)) => {}
             Ok(Err(error)) => return Err(invalid(format!("it cannot encode text: {error}"))),
             Err(_) => {

@@ -126,7 +126,10 @@ impl Tekken {
     /// ([`Truncated`](TokenizerFileError::Truncated)), it is not JSON
     /// ([`Json`](TokenizerFileError::Json)), or its sections are missing or do not add
     /// up ([`Invalid`](TokenizerFileError::Invalid): a rank out of order, bad base64,
-    /// a vocabulary shorter than the configured size, a pattern that does not compile).
+    /// an empty token, a vocabulary shorter than the configured size, a pattern that
+    /// does not compile, or one that cannot count a sample text: the encoder counts
+    /// only what the pattern matches, so a pattern that matches nothing would count
+    /// every text as 0, and one that matches the empty string makes it fail).
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, TokenizerFileError> {
         let path = path.as_ref();
         let bytes = tokenizer_file::read(path)?;
@@ -190,6 +193,13 @@ impl Tekken {
                     "rank {index} must be the single byte {index}, as in every Tekken file"
                 )));
             }
+            if bytes.is_empty() {
+                // An empty token spells nothing: a pattern that matches the empty
+                // string would count it between every two characters.
+                return Err(invalid(format!(
+                    "the token of rank {index} is empty; every token spells at least one byte"
+                )));
+            }
             let rank = u32::try_from(index).map_err(|_| invalid("too many tokens".into()))?;
             if ranks.insert(bytes, rank).is_some() {
                 return Err(invalid(format!(
@@ -206,6 +216,7 @@ impl Tekken {
             }
             Err(_) => return Err(invalid("tiktoken-rs panicked building the encoder".into())),
         };
+        check_pattern(&bpe).map_err(invalid)?;
         let splits = is_known_pattern(&config.pattern).then_some(SplitRule {
             pieces: PieceRule::Pattern { punctuation: true },
             ascii_only: false,
@@ -236,6 +247,32 @@ impl Tekken {
     pub fn version(&self) -> &str {
         &self.inner.version
     }
+}
+
+/// Refuses a pattern that cannot count: the encoder must take every byte of sample
+/// texts into its tokens (tiktoken-rs encodes only what the pattern matches, so a
+/// pattern that matches nothing counts every text as 0) and must not fail on them
+/// (a pattern that matches the empty string makes it panic).
+fn check_pattern(bpe: &CoreBPE) -> Result<(), String> {
+    for sample in ["", tokenizer_file::SAMPLE] {
+        let Ok(tokens) = catch_unwind(AssertUnwindSafe(|| bpe.encode_ordinary(sample))) else {
+            return Err(format!(
+                "its pattern makes the encoder fail on a {}-byte sample text (it can match \
+                 the empty string); use one whose every match is at least one character",
+                sample.len()
+            ));
+        };
+        let spelled = bpe.decode_bytes(&tokens).unwrap_or_default();
+        if spelled != sample.as_bytes() {
+            return Err(format!(
+                "its pattern matches {} of the {} bytes of a sample text, so counts would \
+                 leave text out; use one that matches every character",
+                spelled.len(),
+                sample.len()
+            ));
+        }
+    }
+    Ok(())
 }
 
 impl fmt::Debug for Tekken {

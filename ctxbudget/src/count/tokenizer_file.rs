@@ -96,6 +96,14 @@ impl TokenizerSource {
     }
 }
 
+/// A sample text that every loaded tokenizer must count: letters, digits,
+/// punctuation, every kind of whitespace, CJK, Hangul, Arabic, combining marks and
+/// emoji. A file that fails on it (or, for Tekken, leaves part of it out) would fail
+/// on ordinary text.
+pub(crate) const SAMPLE: &str = "Hello, world! It's 1234.\tTabs\r\nand\u{a0}more: \
+    <>{}[]()#$%&*+-/=@\\^_`|~\"'; 日本語の文章。한국어 مرحبا e\u{301} \
+    👨\u{200d}👩\u{200d}👧 😀\n\n  end ";
+
 /// Reads `path` whole.
 pub(crate) fn read(path: &Path) -> Result<Vec<u8>, TokenizerFileError> {
     std::fs::read(path).map_err(|source| TokenizerFileError::Read {

@@ -12,10 +12,13 @@
 //!    very long word, CJK text without spaces, base64) are searched with a few
 //!    extrapolating probes, each no longer than about twice what fits.
 //! 2. **Choose the cut.** Of the boundaries that fit, take the last one of the
-//!    strongest level — paragraph, line, sentence — that still keeps at least
-//!    [`min_fill`](TrimOptions::with_min_fill) of what fits; else the last word
-//!    boundary; else (with a hard limit) the last grapheme boundary, or, when even
-//!    one grapheme is over the budget, a char boundary.
+//!    strongest level — paragraph, line, sentence, word — that still keeps at
+//!    least [`min_fill`](TrimOptions::with_min_fill) of what fits; else (with a
+//!    hard limit) the last grapheme boundary, or, when even one grapheme is over
+//!    the budget, a char boundary. So a long word after a short sentence (a base64
+//!    blob, a URL, a rule of symbols) is cut inside rather than dropped with most
+//!    of the budget. In soft mode a word boundary is taken whatever it keeps: no
+//!    weaker cut can follow it.
 //! 3. **Verify.** The kept text is counted exactly (from the nearest recorded split
 //!    point, not from the start): byte-pair encodings do not add up over arbitrary
 //!    pieces, so the count is checked, never assumed, and the cut moves back if it
@@ -94,10 +97,12 @@ impl Boundary {
         }
     }
 
-    /// Whether the minimum fill applies: the structural boundaries are taken only
-    /// when they do not waste the budget.
-    fn is_structural(self) -> bool {
-        self <= Boundary::Sentence
+    /// Whether the minimum fill applies: a boundary is taken only when it does not
+    /// waste the budget, as long as a weaker one can follow. Paragraph, line and
+    /// sentence always; a word only with a hard limit, where a grapheme cut follows
+    /// (in soft mode the word is the last resort).
+    fn keeps_min_fill(self, hard_limit: bool) -> bool {
+        self <= Boundary::Sentence || (self == Boundary::Word && hard_limit)
     }
 }
 
@@ -154,8 +159,8 @@ impl Default for TrimOptions {
 }
 
 impl TrimOptions {
-    /// The default [`min_fill`](Self::with_min_fill): a paragraph, line or sentence
-    /// boundary is used when it keeps at least 80% of what fits.
+    /// The default [`min_fill`](Self::with_min_fill): a paragraph, line, sentence
+    /// or word boundary is used when it keeps at least 80% of what fits.
     pub const DEFAULT_MIN_FILL: f64 = 0.8;
 
     /// The default [elision marker](Self::with_elision) of [`Keep::HeadAndTail`].
@@ -167,9 +172,11 @@ impl TrimOptions {
     }
 
     /// With `true` (the default) the result always fits: when no word boundary
-    /// fits, the text is cut between graphemes (or characters). With `false` (soft
-    /// mode), such a text is returned whole, over the budget, and the report says
-    /// so ([`Trimmed::fits`] is `false`).
+    /// keeps [`min_fill`](Self::with_min_fill) of what fits, the text is cut between
+    /// graphemes (or characters). With `false` (soft mode) the last word boundary
+    /// that fits is taken whatever it keeps, and when there is none the text is
+    /// returned whole, over the budget, and the report says so
+    /// ([`Trimmed::fits`] is `false`).
     #[must_use]
     pub fn with_hard_limit(mut self, hard_limit: bool) -> Self {
         self.hard_limit = hard_limit;
@@ -183,12 +190,14 @@ impl TrimOptions {
         self
     }
 
-    /// The least share of what fits that a paragraph, line or sentence cut must
-    /// keep to be chosen over a weaker boundary nearer the limit. `0.0` always takes
-    /// the strongest boundary that fits (which can waste most of the budget: one
-    /// short paragraph and then a long one keeps only the short one); `1.0` takes
-    /// only a strong boundary that wastes nothing. Values outside `0.0..=1.0` are
-    /// clamped; NaN means the default.
+    /// The least share of what fits that a paragraph, line, sentence or word cut
+    /// must keep to be chosen over a weaker boundary nearer the limit (for a word,
+    /// a grapheme cut; in soft mode, which has none, a word cut is taken whatever
+    /// it keeps). `0.0` always takes the strongest boundary that fits (which can
+    /// waste most of the budget: one short paragraph and then a long one keeps only
+    /// the short one); `1.0` takes only a boundary that wastes nothing, and cuts
+    /// between graphemes otherwise. Values outside `0.0..=1.0` are clamped; NaN
+    /// means the default.
     ///
     /// Whatever the value, a larger budget never keeps less.
     #[must_use]
@@ -310,10 +319,12 @@ impl<'a> Trimmed<'a> {
 ///
 /// The text comes back unchanged when it fits and as `""` for a budget of 0;
 /// otherwise the result is a prefix of `text` (never rewritten), without trailing
-/// whitespace, cut at a paragraph, line, sentence or word boundary, and as a last
-/// resort between graphemes; its count is at most `budget`, checked with
-/// `counter`. The cost follows the length of the result, not of `text`. For the
-/// other modes and the full report, see [`trim_with`].
+/// whitespace, cut at a paragraph, line, sentence or word boundary that keeps at
+/// least 80% of what fits, and as a last resort between graphemes (inside a word
+/// that does not fit); its count is at most `budget`, checked with `counter`. A
+/// text that is whitespace only up to where the budget runs out keeps nothing.
+/// The cost follows the length of the result, not of `text`. For the other modes
+/// and the full report, see [`trim_with`].
 ///
 /// ```
 /// use ctxbudget::{CharEstimate, trim_to_budget};
@@ -344,6 +355,8 @@ where
 /// - `kept` is a prefix ([`Keep::Head`]) or suffix ([`Keep::Tail`]) of `text`,
 ///   on a char boundary, and not on a grapheme boundary only when a single
 ///   grapheme is over the budget ([`Boundary::Char`]);
+/// - whitespace at the cut is never kept, so a text that is whitespace only up to
+///   where the budget runs out keeps nothing (`kept == ""`);
 /// - trimming the result again to the same budget changes nothing, and a larger
 ///   budget never keeps less, except inside one stretch without split points:
 ///   there byte-pair counts are not monotone (in a run of one punctuation mark, 47
@@ -535,7 +548,8 @@ fn choose_cut(
         Side::Head => limit,
         Side::Tail => len - limit,
     };
-    // A structural cut must keep at least `min_fill` of what fits. The floor grows
+    // A paragraph, line, sentence or (with a hard limit, when a grapheme cut can
+    // follow) word cut must keep at least `min_fill` of what fits. The floor grows
     // with the limit, so a larger budget never keeps less.
     #[allow(
         clippy::cast_precision_loss,
@@ -551,7 +565,7 @@ fn choose_cut(
         if boundary >= Boundary::Grapheme && !options.hard_limit {
             return None;
         }
-        let floor = match (boundary.is_structural(), side) {
+        let floor = match (boundary.keeps_min_fill(options.hard_limit), side) {
             (true, Side::Head) => least,
             (true, Side::Tail) => len - least,
             (false, Side::Head) => 0,
