@@ -66,6 +66,7 @@
 
 mod catalogue;
 mod counter;
+mod image_rule;
 #[cfg(feature = "serde")]
 mod json;
 mod lookup;
@@ -75,6 +76,7 @@ use std::fmt;
 
 pub use catalogue::Catalogue;
 pub use counter::{CounterError, ModelCounter};
+pub use image_rule::ImageRule;
 #[cfg(feature = "serde")]
 pub use json::CatalogueError;
 pub use lookup::ModelNotFound;
@@ -266,6 +268,7 @@ pub struct Model {
     aliases: Vec<String>,
     source: String,
     checked: Option<String>,
+    image_rule: ImageRule,
 }
 
 impl Model {
@@ -288,6 +291,7 @@ impl Model {
             aliases: Vec::new(),
             source: "user entry".to_owned(),
             checked: None,
+            image_rule: ImageRule::Unpublished,
         }
     }
 
@@ -344,6 +348,13 @@ impl Model {
         self
     }
 
+    /// Sets how the model bills images.
+    #[must_use]
+    pub fn with_image_rule(mut self, rule: ImageRule) -> Self {
+        self.image_rule = rule;
+        self
+    }
+
     /// The model's name, as the provider's API spells it (`"gpt-4o"`,
     /// `"claude-sonnet-4-5-20250929"`).
     pub fn name(&self) -> &str {
@@ -382,6 +393,12 @@ impl Model {
     /// The request format of the model's API.
     pub fn api(&self) -> ApiFormat {
         self.api
+    }
+
+    /// How the model bills images, as its provider publishes it
+    /// ([`ImageRule::Unpublished`] for a model of your own until you set it).
+    pub fn image_rule(&self) -> ImageRule {
+        self.image_rule
     }
 
     /// The other names the model is found by (`"claude-sonnet-4-5"`,
