@@ -638,7 +638,7 @@ fn malformed_bodies_get_serdes_position_and_what_was_expected() {
         (
             r#"{"max_tokens": "many", "messages": []}"#,
             "`max_tokens` is `\"many\"`, not a whole number of tokens",
-            "an Anthropic Messages request body",
+            "(a plain unsigned integer)",
         ),
         (
             r#"[1, 2]"#,

@@ -6,6 +6,8 @@
 // Test code: long table-like tests read best whole.
 #![allow(clippy::too_many_lines)]
 
+use std::fmt::Write as _;
+
 use base64::Engine as _;
 use ctxbudget::chat::ChatMessage;
 use ctxbudget::models::{ImageRule, Model};
@@ -18,7 +20,7 @@ use ctxbudget::request::openai::{ChatRequest, OPENAI_MAX_PDF_PAGES, PDF_PAGE_TOK
 use ctxbudget::request::{
     Assumption, RequestError, RequestFitter, RequestFormat, WireRequest, detect_format,
 };
-use ctxbudget::{TokenCounter, Tiktoken};
+use ctxbudget::{Tiktoken, TokenCounter};
 use proptest::prelude::*;
 
 fn words(text: &str) -> usize {
@@ -121,13 +123,17 @@ fn a_forged_png_header_is_an_unreadable_image_and_refused() {
     );
     let (message, block, problem) = invalid_content(request.validate());
     assert_eq!((message, block), (0, 0));
-    assert!(problem.contains("100000 × 100000 px but holds 64 bytes"), "{problem}");
+    assert!(
+        problem.contains("100000 × 100000 px but holds 64 bytes"),
+        "{problem}"
+    );
     let err = RequestFitter::new(words)
         .with_max_input(100_000)
         .fit(request)
         .unwrap_err();
     assert!(
-        err.to_string().starts_with("message 0, block 0: the PNG says"),
+        err.to_string()
+            .starts_with("message 0, block 0: the PNG says"),
         "{err}"
     );
     assert!(err.to_string().len() < 200, "{err}");
@@ -185,7 +191,10 @@ fn anthropic_refuses_images_over_its_limits() {
     let request = MessagesRequest::from_json(&body.to_string()).unwrap();
     let (message, block, problem) = invalid_content(request.validate());
     assert_eq!((message, block), (2, 0));
-    assert!(problem.starts_with("in its tool_result, block 1: "), "{problem}");
+    assert!(
+        problem.starts_with("in its tool_result, block 1: "),
+        "{problem}"
+    );
 }
 
 #[test]
@@ -315,16 +324,16 @@ fn a_schema_serde_cannot_read_costs_its_text() {
     );
     // The readable property is still counted by the formula.
     let without = body.replace(r#""name": {"type": "string"}"#, r#""x": 1"#);
-    let less = ChatRequest::from_json(&without).unwrap().fixed_cost(&counter);
+    let less = ChatRequest::from_json(&without)
+        .unwrap()
+        .fixed_cost(&counter);
     assert!(less.tokens < cost.tokens);
 
     let body = format!(
         r#"{{"model": "gpt-4o", "messages": [], "response_format": {{"type": "json_schema",
             "json_schema": {{"name": "grid", "schema": {{"type": "array", "maxItems": 1e400, "default": {deep}}}}}}}}}"#
     );
-    let cost = ChatRequest::from_json(&body)
-        .unwrap()
-        .fixed_cost(&counter);
+    let cost = ChatRequest::from_json(&body).unwrap().fixed_cost(&counter);
     assert!(cost.tokens >= counter.count(&deep), "{}", cost.tokens);
 }
 
@@ -336,7 +345,9 @@ fn pdf(pages: &str) -> String {
 #[test]
 fn absurd_pdfs_are_refused_and_counted_at_the_limit() {
     let file = |data: &str| {
-        format!(r#"{{"type": "file", "file": {{"filename": "a.pdf", "file_data": "data:application/pdf;base64,{data}"}}}}"#)
+        format!(
+            r#"{{"type": "file", "file": {{"filename": "a.pdf", "file_data": "data:application/pdf;base64,{data}"}}}}"#
+        )
     };
     let body = format!(
         r#"{{"model": "gpt-4o", "messages": [{{"role": "user", "content": [{}]}}]}}"#,
@@ -374,7 +385,10 @@ fn absurd_pdfs_are_refused_and_counted_at_the_limit() {
         {"type": "text", "text": "Summarise."}]}]});
     let request = MessagesRequest::from_json(&body.to_string()).unwrap();
     let (_, _, problem) = invalid_content(request.validate());
-    assert!(problem.contains("over the 600 Anthropic takes"), "{problem}");
+    assert!(
+        problem.contains("over the 600 Anthropic takes"),
+        "{problem}"
+    );
 }
 
 #[test]
@@ -391,8 +405,10 @@ fn output_limits_must_be_plain_unsigned_integers() {
             let body = format!(r#"{{"model": "gpt-4o", "messages": [], "{field}": {value}}}"#);
             let err = ChatRequest::from_json(&body).unwrap_err().to_string();
             assert!(err.contains(&format!("`{field}` is `{value}`")), "{err}");
+            assert!(err.len() < 220, "{err}");
         }
-        let body = format!(r#"{{"model": "claude-sonnet-4-5", "messages": [], "max_tokens": {value}}}"#);
+        let body =
+            format!(r#"{{"model": "claude-sonnet-4-5", "messages": [], "max_tokens": {value}}}"#);
         let err = MessagesRequest::from_json(&body).unwrap_err().to_string();
         assert!(err.contains(&format!("`max_tokens` is `{value}`")), "{err}");
     }
@@ -429,9 +445,11 @@ fn detection_reads_what_the_parsers_read() {
     // Blocks nested past serde's 128 levels (results in results) are told as such.
     let mut result = r#""done""#.to_owned();
     for i in 0..100 {
-        result = format!(r#"[{{"type": "tool_result", "tool_use_id": "t{i}", "content": {result}}}]"#);
+        result =
+            format!(r#"[{{"type": "tool_result", "tool_use_id": "t{i}", "content": {result}}}]"#);
     }
-    let body = format!(r#"{{"max_tokens": 10, "messages": [{{"role": "user", "content": {result}}}]}}"#);
+    let body =
+        format!(r#"{{"max_tokens": 10, "messages": [{{"role": "user", "content": {result}}}]}}"#);
     assert_eq!(
         detect_format(&body).unwrap(),
         RequestFormat::AnthropicMessages
@@ -446,9 +464,11 @@ fn detection_reads_what_the_parsers_read() {
 fn nested_documents(levels: usize) -> String {
     let mut document = String::new();
     for level in 0..levels {
-        document.push_str(&format!(
+        write!(
+            document,
             r#"{{"type":"document","source":{{"type":"content","content":[{{"type":"text","text":"line {level}"}}"#
-        ));
+        )
+        .unwrap();
         if level + 1 < levels {
             document.push(',');
         }

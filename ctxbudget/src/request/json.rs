@@ -44,9 +44,20 @@ pub(crate) fn output_limit(field: &str, json: &str) -> Result<u64, String> {
     value.ok_or_else(|| {
         let shown: String = text.chars().take(40).collect();
         format!(
-            "`{field}` is `{shown}`, not a whole number of tokens: give the output limit as a plain integer such as 1024"
+            "`{field}` is `{shown}`, not a whole number of tokens: give a plain integer such as 1024"
         )
     })
+}
+
+/// What a request body's reader expected where an output limit is not a plain
+/// unsigned integer (the error's own words say which field).
+pub(crate) const EXPECTED_OUTPUT_LIMIT: &str = "a plain unsigned integer";
+
+/// Whether serde's error is one [`output_limit`] made.
+pub(crate) fn is_output_limit(error: &serde_json::Error) -> bool {
+    error
+        .to_string()
+        .contains(", not a whole number of tokens: ")
 }
 
 /// Whether serde's error is its recursion limit: the input nests deeper than 128

@@ -20,7 +20,7 @@ use super::model::{ThinkingRetention, tool_system_prompt};
 use super::validate;
 use crate::chat::ChatFormat;
 use crate::count::TokenCounter;
-use crate::request::json::{is_depth_limit, output_limit};
+use crate::request::json::{EXPECTED_OUTPUT_LIMIT, is_depth_limit, is_output_limit, output_limit};
 use crate::request::{Assumption, RequestCost, RequestError, RequestFormat, WireRequest};
 
 /// An Anthropic Messages request body (`POST /v1/messages`), read and written
@@ -141,6 +141,7 @@ impl MessagesRequest {
         serde_json::from_str(json).map_err(|source| {
             let expected = match source.classify() {
                 _ if is_depth_limit(&source) => EXPECTED_DEPTH,
+                _ if is_output_limit(&source) => EXPECTED_OUTPUT_LIMIT,
                 serde_json::error::Category::Syntax => EXPECTED_SYNTAX,
                 serde_json::error::Category::Eof => EXPECTED_EOF,
                 _ => EXPECTED,

@@ -90,7 +90,7 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use self::wire::{WireObject, deserialize_object, read_optional, serialize_object, write_optional};
 use super::image::CountRule;
-use super::json::{compact_json, output_limit};
+use super::json::{EXPECTED_OUTPUT_LIMIT, compact_json, is_output_limit, output_limit};
 use super::{Assumption, RequestCost, RequestError, RequestFormat, WireRequest};
 use crate::chat::ChatFormat;
 use crate::count::TokenCounter;
@@ -217,9 +217,14 @@ impl ChatRequest {
 }
 
 fn json_error(source: serde_json::Error) -> RequestError {
+    let expected = if is_output_limit(&source) {
+        EXPECTED_OUTPUT_LIMIT
+    } else {
+        EXPECTED
+    };
     RequestError::Json {
         format: RequestFormat::OpenAiChat,
-        expected: EXPECTED,
+        expected,
         source,
     }
 }
