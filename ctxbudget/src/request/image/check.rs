@@ -2,6 +2,7 @@
 //! format and size, a PNG's or JPEG's data measured against the size its header
 //! claims, a GIF's frames counted, and the providers' limits.
 
+use base64::DecodeError;
 use base64::Engine as _;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 
@@ -128,27 +129,24 @@ pub(crate) fn read_base64(data: &str) -> Result<ImageData, String> {
     })
 }
 
-/// Decodes base64 (padding optional), skipping ASCII whitespace.
+/// Decodes base64 (padding optional), skipping ASCII whitespace: in one pass when
+/// there is none, as base64 encoders write it.
 fn decode_base64(data: &str) -> Result<Vec<u8>, String> {
-    let not_base64 = |at: usize| {
-        format!(
-            "the image data is not base64 (byte {at} is not a base64 character): send the file's bytes base64-encoded"
-        )
+    let decoded = match BASE64.decode(data) {
+        Err(DecodeError::InvalidByte(_, byte)) if byte.is_ascii_whitespace() => {
+            let compact: Vec<u8> = data.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+            BASE64.decode(compact)
+        }
+        decoded => decoded,
     };
-    let bad = data.bytes().position(|b| {
-        !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=') || b.is_ascii_whitespace())
-    });
-    if let Some(at) = bad {
-        return Err(not_base64(at));
-    }
-    let decoded = if data.bytes().any(|b| b.is_ascii_whitespace()) {
-        let compact: Vec<u8> = data.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-        BASE64.decode(compact)
-    } else {
-        BASE64.decode(data)
-    };
-    let bytes = decoded.map_err(|e| {
-        format!("the image data is not valid base64 ({e}): send the file's bytes base64-encoded")
+    let bytes = decoded.map_err(|error| match error {
+        DecodeError::InvalidByte(at, byte) => format!(
+            "the image data is not base64: byte {at} is `{}`; send the file's bytes base64-encoded",
+            char::from(byte).escape_default()
+        ),
+        other => {
+            format!("the image data is not base64 ({other}): send the file's bytes base64-encoded")
+        }
     })?;
     if bytes.is_empty() {
         return Err("the image data is empty: send the image file base64-encoded".to_owned());
@@ -467,7 +465,8 @@ mod tests {
         for (data, expected) in [
             ("%%%%", "not base64"),
             ("", "empty"),
-            ("QQ=Q", "not valid base64"),
+            ("QQ=Q", "not base64"),
+            ("QUJD\u{0}", "byte 4 is `\\u{0}`"),
             (&b64(b"plain text, not an image")[..], "no image file"),
         ] {
             let err = read_base64(data).unwrap_err();
