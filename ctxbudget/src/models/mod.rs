@@ -50,6 +50,11 @@
 //!
 //! `cargo run -p ctxbudget --example models` prints every row.
 //!
+//! Each row also says how the model bills images ([`Model::image_rule`]), as the
+//! providers' vision guides publish it: OpenAI's 512-px tiles with the model's
+//! figures or 32-px patches with its multiplier, Anthropic's `width × height / 750`,
+//! or [`ImageRule::Unpublished`].
+//!
 //! # Tokenizers
 //!
 //! | [`ModelTokenizer`] | counter from [`Model::counter`] |

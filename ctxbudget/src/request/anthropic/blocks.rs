@@ -90,15 +90,15 @@ impl Serialize for Content {
 
 impl<'de> Deserialize<'de> for Content {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        ContentSeed(Depth(0)).deserialize(deserializer)
+        ContentReader(Depth(0)).deserialize(deserializer)
     }
 }
 
 /// Reads [`Content`] with the documents in it read to a [`Depth`].
 #[derive(Clone, Copy)]
-pub(super) struct ContentSeed(pub(super) Depth);
+pub(super) struct ContentReader(pub(super) Depth);
 
-impl<'de> DeserializeSeed<'de> for ContentSeed {
+impl<'de> DeserializeSeed<'de> for ContentReader {
     type Value = Content;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Content, D::Error> {
@@ -106,7 +106,7 @@ impl<'de> DeserializeSeed<'de> for ContentSeed {
     }
 }
 
-impl<'de> Visitor<'de> for ContentSeed {
+impl<'de> Visitor<'de> for ContentReader {
     type Value = Content;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -123,7 +123,7 @@ impl<'de> Visitor<'de> for ContentSeed {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Content, A::Error> {
         let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
-        while let Some(block) = seq.next_element_seed(BlockSeed(self.0))? {
+        while let Some(block) = seq.next_element_seed(BlockReader(self.0))? {
             blocks.push(block);
         }
         Ok(Content::Blocks(blocks))
@@ -436,15 +436,15 @@ impl Serialize for Source {
 
 impl<'de> Deserialize<'de> for Source {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        SourceSeed(Depth(0)).deserialize(deserializer)
+        SourceReader(Depth(0)).deserialize(deserializer)
     }
 }
 
 /// Reads a [`Source`], its `content` into blocks when the [`Depth`] is not 0.
 #[derive(Clone, Copy)]
-struct SourceSeed(Depth);
+struct SourceReader(Depth);
 
-impl<'de> DeserializeSeed<'de> for SourceSeed {
+impl<'de> DeserializeSeed<'de> for SourceReader {
     type Value = Source;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Source, D::Error> {
@@ -452,7 +452,7 @@ impl<'de> DeserializeSeed<'de> for SourceSeed {
     }
 }
 
-impl<'de> Visitor<'de> for SourceSeed {
+impl<'de> Visitor<'de> for SourceReader {
     type Value = Source;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -466,7 +466,7 @@ impl<'de> Visitor<'de> for SourceSeed {
                 if source.blocks.is_some() || source.extra.contains_key(&key) {
                     return Err(duplicate(&key));
                 }
-                let blocks = map.next_value_seed(ContentSeed(self.0.inner()))?;
+                let blocks = map.next_value_seed(ContentReader(self.0.inner()))?;
                 source.blocks = Some(Box::new(blocks));
                 continue;
             }
@@ -539,15 +539,15 @@ impl Serialize for ContentBlock {
 
 impl<'de> Deserialize<'de> for ContentBlock {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        BlockSeed(Depth(0)).deserialize(deserializer)
+        BlockReader(Depth(0)).deserialize(deserializer)
     }
 }
 
 /// Reads a [`ContentBlock`] with the documents in it read to a [`Depth`].
 #[derive(Clone, Copy)]
-struct BlockSeed(Depth);
+struct BlockReader(Depth);
 
-impl<'de> DeserializeSeed<'de> for BlockSeed {
+impl<'de> DeserializeSeed<'de> for BlockReader {
     type Value = ContentBlock;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<ContentBlock, D::Error> {
@@ -555,7 +555,7 @@ impl<'de> DeserializeSeed<'de> for BlockSeed {
     }
 }
 
-impl<'de> Visitor<'de> for BlockSeed {
+impl<'de> Visitor<'de> for BlockReader {
     type Value = ContentBlock;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -663,7 +663,7 @@ impl BlockBuilder {
                 if source.is_some() {
                     return Err(duplicate(&key));
                 }
-                *source = Some(value.parse_seed(SourceSeed(self.depth))?);
+                *source = Some(value.parse_with(SourceReader(self.depth))?);
                 Ok(())
             }
             Fields::ToolUse { id, .. } if key == "id" => required(id, &key, value),
@@ -682,7 +682,7 @@ impl BlockBuilder {
                 if content.is_some() || self.extra.contains_key(&key) {
                     return Err(duplicate(&key));
                 }
-                match value.parse_seed(OptionSeed(ContentSeed(self.depth)))? {
+                match value.parse_with(OrNull(ContentReader(self.depth)))? {
                     Some(read) => *content = Some(read),
                     None => self.extra.push_read(key, super::extras::null())?,
                 }
@@ -750,10 +750,10 @@ impl BlockBuilder {
     }
 }
 
-/// Reads `null` as `None`, anything else through the inner seed.
-struct OptionSeed<S>(S);
+/// Reads `null` as `None`, anything else through the inner reader.
+struct OrNull<S>(S);
 
-impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for OptionSeed<S> {
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for OrNull<S> {
     type Value = Option<S::Value>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
@@ -761,7 +761,7 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for OptionSeed<S> {
     }
 }
 
-impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for OptionSeed<S> {
+impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for OrNull<S> {
     type Value = Option<S::Value>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde::de::DeserializeSeed;
 use serde_json::value::RawValue;
 
-use super::blocks::{Content, ContentBlock, ContentSeed, Depth, DocumentBlock, Source};
+use super::blocks::{Content, ContentBlock, ContentReader, Depth, DocumentBlock, Source};
 use super::message::AnthropicMessage;
 use super::model::anthropic_tool_tokens;
 use crate::count::TokenCounter;
@@ -160,7 +160,7 @@ fn nested(source: &Source, depth: usize) -> Nested<'_> {
 fn read_content(json: &str, depth: Depth) -> Option<Content> {
     #[cfg(test)]
     tests::READ_BYTES.with(|read| read.set(read.get() + json.len()));
-    ContentSeed(depth)
+    ContentReader(depth)
         .deserialize(&mut serde_json::Deserializer::from_str(json))
         .ok()
 }
@@ -547,7 +547,7 @@ mod tests {
     fn a_document_read_at_depth_counts_like_the_request() {
         let json = format!("[{}]", nested_documents(3));
         let raw: Content = serde_json::from_str(&json).unwrap();
-        let read = ContentSeed(Depth(5))
+        let read = ContentReader(Depth(5))
             .deserialize(&mut serde_json::Deserializer::from_str(&json))
             .unwrap();
         assert_ne!(raw, read);

@@ -160,14 +160,14 @@ impl<'de, A: MapAccess<'de>> FieldValue<'_, A> {
         }
     }
 
-    /// Reads the value through `seed`.
-    pub(super) fn parse_seed<S, T>(self, seed: S) -> Result<T, A::Error>
+    /// Reads the value through `reader`.
+    pub(super) fn parse_with<R, T>(self, reader: R) -> Result<T, A::Error>
     where
-        S: for<'x> DeserializeSeed<'x, Value = T>,
+        R: for<'x> DeserializeSeed<'x, Value = T>,
     {
         match self {
-            FieldValue::Live(map) => map.next_value_seed(seed),
-            FieldValue::Raw(raw) => seed
+            FieldValue::Live(map) => map.next_value_seed(reader),
+            FieldValue::Raw(raw) => reader
                 .deserialize(&mut serde_json::Deserializer::from_str(raw.get()))
                 .map_err(de::Error::custom),
         }
