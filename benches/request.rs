@@ -70,14 +70,42 @@ fn long_request() -> String {
     serde_json::to_string(&body).expect("serializes")
 }
 
-/// A PNG header of `width × height`, base64, as a data URL (the rest of the file does
-/// not matter to the count).
+/// A PNG of `width × height` with `filler` bytes of image data, base64, as a data
+/// URL. The counts read the header and check that the data could hold the pixels
+/// (the header's CRC, an `IDAT` chunk of at least the deflated size), so the chunks
+/// are whole; the pixels themselves are not decoded.
 fn png_data_url(width: u32, height: u32, filler: usize) -> String {
     use base64::Engine as _;
-    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
-    png.extend_from_slice(&width.to_be_bytes());
-    png.extend_from_slice(&height.to_be_bytes());
-    png.extend(std::iter::repeat_n(0x5a_u8, filler));
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &byte in bytes {
+            crc ^= u32::from(byte);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    0xedb8_8320 ^ (crc >> 1)
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+    let chunk = |kind: &[u8], data: &[u8]| {
+        let length = u32::try_from(data.len()).expect("a chunk under 4 GB");
+        let mut body = kind.to_vec();
+        body.extend_from_slice(data);
+        let mut out = length.to_be_bytes().to_vec();
+        out.extend_from_slice(&body);
+        out.extend_from_slice(&crc32(&body).to_be_bytes());
+        out
+    };
+    let mut header = width.to_be_bytes().to_vec();
+    header.extend_from_slice(&height.to_be_bytes());
+    header.extend_from_slice(&[8, 2, 0, 0, 0]);
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend(chunk(b"IHDR", &header));
+    png.extend(chunk(b"IDAT", &vec![0x5a_u8; filler]));
+    png.extend(chunk(b"IEND", &[]));
     format!(
         "data:image/png;base64,{}",
         base64::engine::general_purpose::STANDARD.encode(&png)

@@ -637,8 +637,8 @@ fn malformed_bodies_get_serdes_position_and_what_was_expected() {
         ),
         (
             r#"{"max_tokens": "many", "messages": []}"#,
-            "invalid type: string \"many\"",
-            "an Anthropic Messages request body",
+            "`max_tokens` is `\"many\"`, not a whole number of tokens",
+            "(a plain unsigned integer)",
         ),
         (
             r#"[1, 2]"#,

@@ -25,6 +25,7 @@ mod huggingface;
 mod misbehaving_counters;
 mod models;
 mod openai_request;
+mod request_costs;
 mod request_fit;
 mod select;
 mod tekken;

@@ -51,6 +51,11 @@
 //!
 //! `cargo run -p ctxbudget --example models` prints every row.
 //!
+//! Each row also says how the model bills images ([`Model::image_rule`]), as the
+//! providers' vision guides publish it: OpenAI's 512-px tiles with the model's
+//! figures or 32-px patches with its multiplier, Anthropic's `width × height / 750`,
+//! or [`ImageRule::Unpublished`].
+//!
 //! # Tokenizers
 //!
 //! | [`ModelTokenizer`] | counter from [`Model::counter`] |
@@ -66,6 +71,7 @@
 
 mod catalogue;
 mod counter;
+mod image_rule;
 #[cfg(feature = "serde")]
 mod json;
 mod lookup;
@@ -75,6 +81,7 @@ use std::fmt;
 
 pub use catalogue::{Catalogue, InsertError};
 pub use counter::{CounterError, ModelCounter};
+pub use image_rule::ImageRule;
 #[cfg(feature = "serde")]
 pub use json::CatalogueError;
 pub use lookup::{MAX_NAME_BYTES, ModelNotFound};
@@ -255,6 +262,7 @@ pub struct Model {
     aliases: Vec<String>,
     source: String,
     checked: Option<String>,
+    image_rule: ImageRule,
 }
 
 impl Model {
@@ -277,6 +285,7 @@ impl Model {
             aliases: Vec::new(),
             source: "user entry".to_owned(),
             checked: None,
+            image_rule: ImageRule::Unpublished,
         }
     }
 
@@ -330,6 +339,13 @@ impl Model {
     #[must_use]
     pub fn with_api(mut self, api: ApiFormat) -> Self {
         self.api = api;
+        self
+    }
+
+    /// Sets how the model bills images.
+    #[must_use]
+    pub fn with_image_rule(mut self, rule: ImageRule) -> Self {
+        self.image_rule = rule;
         self
     }
 
@@ -397,6 +413,12 @@ impl Model {
     /// The request format of the model's API.
     pub fn api(&self) -> ApiFormat {
         self.api
+    }
+
+    /// How the model bills images, as its provider publishes it
+    /// ([`ImageRule::Unpublished`] for a model of your own until you set it).
+    pub fn image_rule(&self) -> ImageRule {
+        self.image_rule
     }
 
     /// The other names the model is found by (`"claude-sonnet-4-5"`,

@@ -8,7 +8,7 @@
 //! keep the numbers those pages last gave, and the Gemini 1.5 rows point at the
 //! models page that listed them.
 
-use super::{ApiFormat, Model, ModelTokenizer, Provider};
+use super::{ApiFormat, ImageRule, Model, ModelTokenizer, Provider};
 use crate::count::{Encoding, EstimateProfile};
 
 /// The day every row below was last checked against its source.
@@ -37,6 +37,9 @@ struct Row {
     output: Option<usize>,
     tokenizer: Tok,
     api: ApiFormat,
+    /// How images are billed (OpenAI's vision guide, "Calculating costs"; Anthropic's
+    /// vision guide).
+    image: ImageRule,
     /// The page; for OpenAI and Gemini rows the model's own page under the base URL.
     source: String,
 }
@@ -47,6 +50,7 @@ fn openai(
     window: usize,
     output: usize,
     encoding: Encoding,
+    image: ImageRule,
 ) -> Row {
     Row {
         name,
@@ -56,6 +60,7 @@ fn openai(
         output: Some(output),
         tokenizer: Tok::Tiktoken(encoding),
         api: ApiFormat::OpenAiChat,
+        image,
         source: format!("{OPENAI}{name}"),
     }
 }
@@ -69,6 +74,7 @@ fn claude(name: &'static str, aliases: &'static [&'static str], output: usize) -
         output: Some(output),
         tokenizer: Tok::Estimate(EstimateProfile::Claude),
         api: ApiFormat::AnthropicMessages,
+        image: ImageRule::Anthropic,
         source: ANTHROPIC.to_owned(),
     }
 }
@@ -92,6 +98,7 @@ fn gemini(
         output: Some(output),
         tokenizer: Tok::Estimate(EstimateProfile::Gemini),
         api: ApiFormat::GeminiGenerateContent,
+        image: ImageRule::Unpublished,
         source,
     }
 }
@@ -110,6 +117,7 @@ fn mistral(
         output: None,
         tokenizer,
         api: ApiFormat::MistralChat,
+        image: ImageRule::Unpublished,
         source: MISTRAL.to_owned(),
     }
 }
@@ -129,6 +137,7 @@ fn llama(
         output: None,
         tokenizer: Tok::Hf(repo),
         api: ApiFormat::Other,
+        image: ImageRule::Unpublished,
         source: format!("{LLAMA}{card}/MODEL_CARD.md"),
     }
 }
@@ -136,30 +145,90 @@ fn llama(
 #[allow(clippy::too_many_lines)] // One table.
 fn rows() -> Vec<Row> {
     use Encoding::{Cl100kBase, O200kBase};
+    // OpenAI's vision guide, "Calculating costs": the tile figures of its table, the
+    // patch multipliers of its list; NONE for a model it does not list (o3-pro, GPT-4
+    // Turbo) or that takes no images.
+    const TILES_5: ImageRule = ImageRule::OpenAiTiles {
+        base: 70,
+        tile: 140,
+    };
+    const TILES_4O: ImageRule = ImageRule::GPT_4O;
+    const TILES_4O_MINI: ImageRule = ImageRule::OpenAiTiles {
+        base: 2_833,
+        tile: 5_667,
+    };
+    const TILES_O: ImageRule = ImageRule::OpenAiTiles {
+        base: 75,
+        tile: 150,
+    };
+    const NONE: ImageRule = ImageRule::Unpublished;
+    let patches = |multiplier_percent| ImageRule::OpenAiPatches { multiplier_percent };
     vec![
         // OpenAI: the GPT-5 family, GPT-4.1 family, GPT-4o family, o-series, older GPT-4.
-        openai("gpt-5", &[], 400_000, 128_000, O200kBase),
-        openai("gpt-5-mini", &[], 400_000, 128_000, O200kBase),
-        openai("gpt-5-nano", &[], 400_000, 128_000, O200kBase),
-        openai("gpt-5-chat-latest", &[], 128_000, 16_384, O200kBase),
-        openai("gpt-4.1", &[], 1_047_576, 32_768, O200kBase),
-        openai("gpt-4.1-mini", &[], 1_047_576, 32_768, O200kBase),
-        openai("gpt-4.1-nano", &[], 1_047_576, 32_768, O200kBase),
-        openai("gpt-4o", &["chatgpt-4o-latest"], 128_000, 16_384, O200kBase),
+        openai("gpt-5", &[], 400_000, 128_000, O200kBase, TILES_5),
+        openai("gpt-5-mini", &[], 400_000, 128_000, O200kBase, patches(162)),
+        openai("gpt-5-nano", &[], 400_000, 128_000, O200kBase, patches(246)),
+        openai(
+            "gpt-5-chat-latest",
+            &[],
+            128_000,
+            16_384,
+            O200kBase,
+            TILES_5,
+        ),
+        openai("gpt-4.1", &[], 1_047_576, 32_768, O200kBase, TILES_4O),
+        openai(
+            "gpt-4.1-mini",
+            &[],
+            1_047_576,
+            32_768,
+            O200kBase,
+            patches(162),
+        ),
+        openai(
+            "gpt-4.1-nano",
+            &[],
+            1_047_576,
+            32_768,
+            O200kBase,
+            patches(246),
+        ),
+        openai(
+            "gpt-4o",
+            &["chatgpt-4o-latest"],
+            128_000,
+            16_384,
+            O200kBase,
+            TILES_4O,
+        ),
         // The first snapshot of GPT-4o had a smaller output limit.
         Row {
             source: format!("{OPENAI}gpt-4o"),
-            ..openai("gpt-4o-2024-05-13", &[], 128_000, 4_096, O200kBase)
+            ..openai(
+                "gpt-4o-2024-05-13",
+                &[],
+                128_000,
+                4_096,
+                O200kBase,
+                TILES_4O,
+            )
         },
-        openai("gpt-4o-mini", &[], 128_000, 16_384, O200kBase),
-        openai("o1", &[], 200_000, 100_000, O200kBase),
-        openai("o1-pro", &[], 200_000, 100_000, O200kBase),
-        openai("o1-mini", &[], 128_000, 65_536, O200kBase),
-        openai("o1-preview", &[], 128_000, 32_768, O200kBase),
-        openai("o3", &[], 200_000, 100_000, O200kBase),
-        openai("o3-pro", &[], 200_000, 100_000, O200kBase),
-        openai("o3-mini", &[], 200_000, 100_000, O200kBase),
-        openai("o4-mini", &[], 200_000, 100_000, O200kBase),
+        openai(
+            "gpt-4o-mini",
+            &[],
+            128_000,
+            16_384,
+            O200kBase,
+            TILES_4O_MINI,
+        ),
+        openai("o1", &[], 200_000, 100_000, O200kBase, TILES_O),
+        openai("o1-pro", &[], 200_000, 100_000, O200kBase, TILES_O),
+        openai("o1-mini", &[], 128_000, 65_536, O200kBase, NONE),
+        openai("o1-preview", &[], 128_000, 32_768, O200kBase, NONE),
+        openai("o3", &[], 200_000, 100_000, O200kBase, TILES_O),
+        openai("o3-pro", &[], 200_000, 100_000, O200kBase, NONE),
+        openai("o3-mini", &[], 200_000, 100_000, O200kBase, NONE),
+        openai("o4-mini", &[], 200_000, 100_000, O200kBase, patches(172)),
         openai(
             "gpt-4-turbo",
             &[
@@ -170,14 +239,16 @@ fn rows() -> Vec<Row> {
             128_000,
             4_096,
             Cl100kBase,
+            NONE,
         ),
-        openai("gpt-4", &["gpt-4-0613"], 8_192, 8_192, Cl100kBase),
+        openai("gpt-4", &["gpt-4-0613"], 8_192, 8_192, Cl100kBase, NONE),
         openai(
             "gpt-3.5-turbo",
             &["gpt-3.5-turbo-0125", "gpt-3.5-turbo-1106"],
             16_385,
             4_096,
             Cl100kBase,
+            NONE,
         ),
         // Anthropic: all 200,000 tokens by default (Sonnet 4 and 4.5 reach 1M with a
         // beta header, not assumed here).
@@ -395,5 +466,6 @@ pub(super) fn models() -> impl Iterator<Item = Model> {
             .with_max_output_tokens(row.output)
             .with_aliases(row.aliases.iter().copied())
             .with_source(row.source, Some(CHECKED))
+            .with_image_rule(row.image)
     })
 }

@@ -1,5 +1,9 @@
 //! Which wire format a request body is in, read from the body itself.
 
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::{RequestError, RequestFormat};
@@ -29,62 +33,368 @@ use super::{RequestError, RequestFormat};
 /// # Ok::<(), ctxbudget::request::RequestError>(())
 /// ```
 ///
+/// Only those keys are read: every other value is skipped as the format parsers keep
+/// it, as JSON text, so a body they read (an unknown field nested 200 levels deep, a
+/// number out of `f64` range such as `1e400`) is never "not JSON" here.
+///
 /// # Errors
 ///
 /// [`RequestError::NotJson`] when `body` is not JSON.
 pub fn detect_format(body: &str) -> Result<RequestFormat, RequestError> {
     let body = body.strip_prefix('\u{feff}').unwrap_or(body);
-    let value: Value =
+    let signals: Signals =
         serde_json::from_str(body).map_err(|source| RequestError::NotJson { source })?;
-    Ok(detect_value(&value))
+    Ok(signals.format())
 }
 
 /// [`detect_format`] for a body already parsed.
 pub fn detect_value(body: &Value) -> RequestFormat {
-    if body.get("system").is_some() {
-        return RequestFormat::AnthropicMessages;
-    }
-    if let Some(tools) = body.get("tools").and_then(Value::as_array) {
-        if tools.iter().any(|t| t.get("function").is_some()) {
-            return RequestFormat::OpenAiChat;
-        }
-        if tools.iter().any(|t| t.get("input_schema").is_some()) {
+    Signals::deserialize(body).map_or(RequestFormat::OpenAiChat, |s| s.format())
+}
+
+/// What the body says about its format, read in one pass.
+///
+/// Only the keys that tell the formats apart are read (`system`, `tools`,
+/// `messages`, and in messages `role`, `tool_calls`, `function_call`, `content`,
+/// and a part's `type` and `source`); every other value is skipped without being
+/// parsed, so nesting and numbers the format parsers keep as JSON text (an unknown
+/// field 200 levels deep, a `1e400`) do not stop detection.
+#[derive(Default)]
+struct Signals {
+    system: bool,
+    tools: Option<RequestFormat>,
+    messages: Option<RequestFormat>,
+}
+
+impl Signals {
+    fn format(&self) -> RequestFormat {
+        if self.system {
             return RequestFormat::AnthropicMessages;
         }
+        self.tools
+            .or(self.messages)
+            .unwrap_or(RequestFormat::OpenAiChat)
     }
-    let messages = body
-        .get("messages")
-        .and_then(Value::as_array)
-        .map_or(&[][..], Vec::as_slice);
-    for message in messages {
-        if let Some("system" | "developer" | "tool" | "function") =
-            message.get("role").and_then(Value::as_str)
-        {
-            return RequestFormat::OpenAiChat;
+}
+
+/// A value read by a visitor that takes a JSON object and skips anything else.
+trait ObjectProbe: Default {
+    /// Reads the value of `key` (skipping it when the key does not matter).
+    fn field<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error>;
+}
+
+/// A value read by a visitor that takes a JSON array and skips anything else.
+trait ArrayProbe: Default {
+    /// Reads the next element; `false` at the end.
+    fn element<'de, A: SeqAccess<'de>>(&mut self, seq: &mut A) -> Result<bool, A::Error>;
+}
+
+macro_rules! skip_scalars {
+    () => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(Default::default())
         }
-        if message.get("tool_calls").is_some() || message.get("function_call").is_some() {
-            return RequestFormat::OpenAiChat;
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(Default::default())
         }
-        let parts = message
-            .get("content")
-            .and_then(Value::as_array)
-            .map_or(&[][..], Vec::as_slice);
-        for part in parts {
-            match part.get("type").and_then(Value::as_str) {
-                Some(
-                    "tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "document",
-                ) => return RequestFormat::AnthropicMessages,
-                Some("image") if part.get("source").is_some() => {
-                    return RequestFormat::AnthropicMessages;
-                }
-                Some("image_url" | "input_audio" | "file" | "refusal") => {
-                    return RequestFormat::OpenAiChat;
-                }
-                _ => {}
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+    };
+}
+
+/// Reads a JSON object through `T`'s [`ObjectProbe`]; any other value is skipped
+/// and read as `T::default()`.
+struct ObjectVisitor<T>(PhantomData<T>);
+
+impl<'de, T: ObjectProbe> Visitor<'de> for ObjectVisitor<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
+        let mut probe = T::default();
+        while let Some(key) = map.next_key::<String>()? {
+            probe.field(&key, &mut map)?;
+        }
+        Ok(probe)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<T, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(T::default())
+    }
+
+    skip_scalars!();
+}
+
+/// Reads a JSON array through `T`'s [`ArrayProbe`]; any other value is skipped and
+/// read as `T::default()`.
+struct ArrayVisitor<T>(PhantomData<T>);
+
+impl<'de, T: ArrayProbe> Visitor<'de> for ArrayVisitor<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<T, A::Error> {
+        let mut probe = T::default();
+        while probe.element(&mut seq)? {}
+        Ok(probe)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(T::default())
+    }
+
+    skip_scalars!();
+}
+
+/// Implements `Deserialize` for a probe through its visitor.
+macro_rules! probe {
+    ($name:ty, $visitor:ident) => {
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                deserializer.deserialize_any($visitor(PhantomData))
             }
         }
+    };
+}
+
+impl ObjectProbe for Signals {
+    fn field<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "system" => {
+                map.next_value::<IgnoredAny>()?;
+                self.system = true;
+            }
+            "tools" => self.tools = map.next_value::<Tools>()?.format(),
+            "messages" => self.messages = map.next_value::<Messages>()?.0,
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
     }
-    RequestFormat::OpenAiChat
+}
+probe!(Signals, ObjectVisitor);
+
+/// The `tools`: whether any is `{"function": ...}` (OpenAI) or has an
+/// `input_schema` (Anthropic).
+#[derive(Default)]
+struct Tools {
+    function: bool,
+    input_schema: bool,
+}
+
+impl Tools {
+    fn format(&self) -> Option<RequestFormat> {
+        if self.function {
+            Some(RequestFormat::OpenAiChat)
+        } else if self.input_schema {
+            Some(RequestFormat::AnthropicMessages)
+        } else {
+            None
+        }
+    }
+}
+
+impl ArrayProbe for Tools {
+    fn element<'de, A: SeqAccess<'de>>(&mut self, seq: &mut A) -> Result<bool, A::Error> {
+        let Some(tool) = seq.next_element::<Tool>()? else {
+            return Ok(false);
+        };
+        self.function |= tool.function;
+        self.input_schema |= tool.input_schema;
+        Ok(true)
+    }
+}
+probe!(Tools, ArrayVisitor);
+
+#[derive(Default)]
+struct Tool {
+    function: bool,
+    input_schema: bool,
+}
+
+impl ObjectProbe for Tool {
+    fn field<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        map.next_value::<IgnoredAny>()?;
+        match key {
+            "function" => self.function = true,
+            "input_schema" => self.input_schema = true,
+            _ => {}
+        }
+        Ok(())
+    }
+}
+probe!(Tool, ObjectVisitor);
+
+/// The `messages`: the verdict of the first message that has one.
+#[derive(Default)]
+struct Messages(Option<RequestFormat>);
+
+impl ArrayProbe for Messages {
+    fn element<'de, A: SeqAccess<'de>>(&mut self, seq: &mut A) -> Result<bool, A::Error> {
+        let Some(message) = seq.next_element::<Message>()? else {
+            return Ok(false);
+        };
+        self.0 = self.0.or(message.format());
+        Ok(true)
+    }
+}
+probe!(Messages, ArrayVisitor);
+
+#[derive(Default)]
+struct Message {
+    role: Option<String>,
+    calls: bool,
+    parts: Parts,
+}
+
+impl Message {
+    fn format(&self) -> Option<RequestFormat> {
+        if let Some("system" | "developer" | "tool" | "function") = self.role.as_deref() {
+            return Some(RequestFormat::OpenAiChat);
+        }
+        if self.calls {
+            return Some(RequestFormat::OpenAiChat);
+        }
+        self.parts.0
+    }
+}
+
+impl ObjectProbe for Message {
+    fn field<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "role" => self.role = map.next_value::<Text>()?.0,
+            "content" => self.parts = map.next_value()?,
+            "tool_calls" | "function_call" => {
+                map.next_value::<IgnoredAny>()?;
+                self.calls = true;
+            }
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+probe!(Message, ObjectVisitor);
+
+/// A message's `content` parts: the verdict of the first part that has one.
+#[derive(Default)]
+struct Parts(Option<RequestFormat>);
+
+impl ArrayProbe for Parts {
+    fn element<'de, A: SeqAccess<'de>>(&mut self, seq: &mut A) -> Result<bool, A::Error> {
+        let Some(part) = seq.next_element::<Part>()? else {
+            return Ok(false);
+        };
+        self.0 = self.0.or(part.format());
+        Ok(true)
+    }
+}
+probe!(Parts, ArrayVisitor);
+
+#[derive(Default)]
+struct Part {
+    kind: Option<String>,
+    source: bool,
+}
+
+impl Part {
+    fn format(&self) -> Option<RequestFormat> {
+        match self.kind.as_deref()? {
+            "tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "document" => {
+                Some(RequestFormat::AnthropicMessages)
+            }
+            "image" if self.source => Some(RequestFormat::AnthropicMessages),
+            "image_url" | "input_audio" | "file" | "refusal" => Some(RequestFormat::OpenAiChat),
+            _ => None,
+        }
+    }
+}
+
+impl ObjectProbe for Part {
+    fn field<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "type" => self.kind = map.next_value::<Text>()?.0,
+            "source" => {
+                map.next_value::<IgnoredAny>()?;
+                self.source = true;
+            }
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+probe!(Part, ObjectVisitor);
+
+/// A string, or `None` for any other value (skipped).
+#[derive(Default)]
+struct Text(Option<String>);
+
+struct TextVisitor;
+
+impl<'de> Visitor<'de> for TextVisitor {
+    type Value = Text;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Text, E> {
+        Ok(Text(Some(v.to_owned())))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Text, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Text(None))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Text, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Text(None))
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Text, E> {
+        Ok(Text(None))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Text, E> {
+        Ok(Text(None))
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Text, E> {
+        Ok(Text(None))
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Text, E> {
+        Ok(Text(None))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Text, E> {
+        Ok(Text(None))
+    }
+}
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(TextVisitor)
+    }
 }
 
 #[cfg(test)]
@@ -134,6 +444,40 @@ mod tests {
         ];
         for (body, expected) in cases {
             assert_eq!(format(body), expected, "{body}");
+        }
+    }
+
+    #[test]
+    fn what_the_parsers_keep_as_text_does_not_stop_detection() {
+        let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        let body = format!(
+            r#"{{"x-extra": {deep}, "temperature": 1e400, "messages": [{{"role": "user", "content": [{{"type": "tool_result", "tool_use_id": "1", "content": {deep}}}]}}]}}"#
+        );
+        assert_eq!(format(&body), RequestFormat::AnthropicMessages);
+        let body = format!(r#"{{"messages": [{{"role": "tool", "n": 1e400, "x": {deep}}}]}}"#);
+        assert_eq!(format(&body), RequestFormat::OpenAiChat);
+        // Odd shapes are read past too: the parsers say what is wrong with them.
+        for body in [
+            "[]",
+            "5",
+            r#"{"messages": 5, "tools": "x"}"#,
+            r#"{"messages": [5, {"role": [1], "content": {"a": 1}}]}"#,
+            r#"{"messages": [{"content": [{"type": {"x": 1}}, "text"]}]}"#,
+        ] {
+            assert_eq!(format(body), RequestFormat::OpenAiChat, "{body}");
+        }
+    }
+
+    #[test]
+    fn a_parsed_value_is_told_the_same_way() {
+        for body in [
+            r#"{"system": "x", "messages": []}"#,
+            r#"{"messages": [{"role": "developer", "content": "x"}]}"#,
+            r#"{"tools": [{"name": "f", "input_schema": {}}], "messages": []}"#,
+            r#"{"messages": [{"role": "user", "content": "x"}]}"#,
+        ] {
+            let value: Value = serde_json::from_str(body).unwrap();
+            assert_eq!(detect_value(&value), format(body), "{body}");
         }
     }
 

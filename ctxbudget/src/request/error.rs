@@ -78,6 +78,18 @@ pub enum RequestError {
         /// What is wrong and how to fix it.
         problem: String,
     },
+    /// A block of a message is one the provider rejects: image data that does not
+    /// decode or does not hold the size its header claims, an image over the
+    /// provider's limits, a PDF of more pages than the provider takes.
+    #[error("message {message}, block {block}: {problem}")]
+    InvalidContent {
+        /// The index of the message in `messages`.
+        message: usize,
+        /// The index of the block (content part) in the message's content.
+        block: usize,
+        /// What is wrong and how to fix it.
+        problem: String,
+    },
     /// What must stay in the request is over its input limit: the fields outside
     /// the messages, the system messages and the latest user message with the tool
     /// calls it answers, and the reply priming.

@@ -47,6 +47,7 @@ mod detect;
 mod error;
 mod fit;
 pub mod image;
+mod json;
 pub mod openai;
 mod prompt;
 mod report;

@@ -5,14 +5,33 @@
 //! enums buffer their input, which loses `RawValue`s and costs time on every block.
 //! A block is read in one pass when its `type` comes first, as the SDKs write it;
 //! fields before the `type` are kept as JSON text and read once the type is known.
+//!
+//! A request keeps a custom-content document's `content` as JSON text. Counting
+//! reads it into blocks, and the documents inside it too, [`Depth`] levels down in
+//! one pass, so that documents nested in documents cost one read of their text, not
+//! one per level.
 
 use std::fmt;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::value::RawValue;
 
 use super::extras::{Extras, FieldValue, duplicate, missing, optional, required};
+
+/// How many levels of custom-content documents a read turns into blocks: 0 keeps a
+/// document's `content` as JSON text in its source's [`extra`](Source::extra) (how a
+/// request is read); `n` reads it into blocks, and the documents in those `n − 1`
+/// levels further (how counting reads a document).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Depth(pub(super) usize);
+
+impl Depth {
+    /// The depth of the documents inside a document read at this depth.
+    fn inner(self) -> Depth {
+        Depth(self.0.saturating_sub(1))
+    }
+}
 
 /// Content as Anthropic takes it: a string, or an array of content blocks. Used for
 /// a message's `content`, a `tool_result`'s `content` and the top-level `system`.
@@ -71,33 +90,43 @@ impl Serialize for Content {
 
 impl<'de> Deserialize<'de> for Content {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ContentVisitor;
+        ContentReader(Depth(0)).deserialize(deserializer)
+    }
+}
 
-        impl<'de> Visitor<'de> for ContentVisitor {
-            type Value = Content;
+/// Reads [`Content`] with the documents in it read to a [`Depth`].
+#[derive(Clone, Copy)]
+pub(super) struct ContentReader(pub(super) Depth);
 
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string or an array of content blocks")
-            }
+impl<'de> DeserializeSeed<'de> for ContentReader {
+    type Value = Content;
 
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<Content, E> {
-                Ok(Content::Text(text.to_owned()))
-            }
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Content, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
 
-            fn visit_string<E: de::Error>(self, text: String) -> Result<Content, E> {
-                Ok(Content::Text(text))
-            }
+impl<'de> Visitor<'de> for ContentReader {
+    type Value = Content;
 
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Content, A::Error> {
-                let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
-                while let Some(block) = seq.next_element()? {
-                    blocks.push(block);
-                }
-                Ok(Content::Blocks(blocks))
-            }
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string or an array of content blocks")
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Content, E> {
+        Ok(Content::Text(text.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, text: String) -> Result<Content, E> {
+        Ok(Content::Text(text))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Content, A::Error> {
+        let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        while let Some(block) = seq.next_element_seed(BlockReader(self.0))? {
+            blocks.push(block);
         }
-
-        deserializer.deserialize_any(ContentVisitor)
+        Ok(Content::Blocks(blocks))
     }
 }
 
@@ -342,6 +371,9 @@ pub struct Source {
     pub url: Option<String>,
     /// Other fields (`file_id`, `content`, ...).
     pub extra: Extras,
+    /// A custom-content document's `content`, when counting read it into blocks
+    /// (then it is not in `extra`).
+    pub(super) blocks: Option<Box<Content>>,
 }
 
 impl Source {
@@ -368,6 +400,12 @@ impl Source {
     pub fn kind(&self) -> &str {
         self.kind.as_deref().unwrap_or("")
     }
+
+    /// A custom-content document's `content` as counting read it into blocks, if it
+    /// did.
+    pub(super) fn read_blocks(&self) -> Option<&Content> {
+        self.blocks.as_deref()
+    }
 }
 
 impl Serialize for Source {
@@ -388,6 +426,9 @@ impl Serialize for Source {
                 set[i] = key;
             }
         }
+        if let Some(blocks) = &self.blocks {
+            map.serialize_entry("content", blocks)?;
+        }
         self.extra.serialize_into(&mut map, &set)?;
         map.end()
     }
@@ -395,37 +436,55 @@ impl Serialize for Source {
 
 impl<'de> Deserialize<'de> for Source {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct SourceVisitor;
+        SourceReader(Depth(0)).deserialize(deserializer)
+    }
+}
 
-        impl<'de> Visitor<'de> for SourceVisitor {
-            type Value = Source;
+/// Reads a [`Source`], its `content` into blocks when the [`Depth`] is not 0.
+#[derive(Clone, Copy)]
+struct SourceReader(Depth);
 
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a source object (`{\"type\": \"base64\", ...}`)")
-            }
+impl<'de> DeserializeSeed<'de> for SourceReader {
+    type Value = Source;
 
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Source, A::Error> {
-                let mut source = Source::default();
-                while let Some(key) = map.next_key::<String>()? {
-                    let value = FieldValue::Live(&mut map);
-                    match key.as_str() {
-                        "type" => optional(&mut source.kind, &key, value, &mut source.extra)?,
-                        "media_type" => {
-                            optional(&mut source.media_type, &key, value, &mut source.extra)?;
-                        }
-                        "data" => optional(&mut source.data, &key, value, &mut source.extra)?,
-                        "url" => optional(&mut source.url, &key, value, &mut source.extra)?,
-                        _ => {
-                            let raw = value.raw()?;
-                            source.extra.push_read(key, raw)?;
-                        }
-                    }
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Source, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for SourceReader {
+    type Value = Source;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a source object (`{\"type\": \"base64\", ...}`)")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Source, A::Error> {
+        let mut source = Source::default();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "content" && self.0.0 > 0 {
+                if source.blocks.is_some() || source.extra.contains_key(&key) {
+                    return Err(duplicate(&key));
                 }
-                Ok(source)
+                let blocks = map.next_value_seed(ContentReader(self.0.inner()))?;
+                source.blocks = Some(Box::new(blocks));
+                continue;
+            }
+            let value = FieldValue::Live(&mut map);
+            match key.as_str() {
+                "type" => optional(&mut source.kind, &key, value, &mut source.extra)?,
+                "media_type" => {
+                    optional(&mut source.media_type, &key, value, &mut source.extra)?;
+                }
+                "data" => optional(&mut source.data, &key, value, &mut source.extra)?,
+                "url" => optional(&mut source.url, &key, value, &mut source.extra)?,
+                _ => {
+                    let raw = value.raw()?;
+                    source.extra.push_read(key, raw)?;
+                }
             }
         }
-
-        deserializer.deserialize_map(SourceVisitor)
+        Ok(source)
     }
 }
 
@@ -480,13 +539,23 @@ impl Serialize for ContentBlock {
 
 impl<'de> Deserialize<'de> for ContentBlock {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(BlockVisitor)
+        BlockReader(Depth(0)).deserialize(deserializer)
     }
 }
 
-struct BlockVisitor;
+/// Reads a [`ContentBlock`] with the documents in it read to a [`Depth`].
+#[derive(Clone, Copy)]
+struct BlockReader(Depth);
 
-impl<'de> Visitor<'de> for BlockVisitor {
+impl<'de> DeserializeSeed<'de> for BlockReader {
+    type Value = ContentBlock;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<ContentBlock, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for BlockReader {
     type Value = ContentBlock;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -505,7 +574,7 @@ impl<'de> Visitor<'de> for BlockVisitor {
             }
             before.push((key, map.next_value::<Box<RawValue>>()?));
         };
-        let mut builder = BlockBuilder::new(kind);
+        let mut builder = BlockBuilder::new(kind, self.0);
         for (key, raw) in before {
             builder.field::<A>(key, FieldValue::Raw(raw))?;
         }
@@ -519,11 +588,13 @@ impl<'de> Visitor<'de> for BlockVisitor {
     }
 }
 
-/// A block being read: its type, the modelled fields seen so far, the others.
+/// A block being read: its type, the modelled fields seen so far, the others, and
+/// how deep the documents in it are read.
 struct BlockBuilder {
     kind: String,
     fields: Fields,
     extra: Extras,
+    depth: Depth,
 }
 
 enum Fields {
@@ -555,7 +626,7 @@ enum Fields {
 }
 
 impl BlockBuilder {
-    fn new(kind: String) -> Self {
+    fn new(kind: String, depth: Depth) -> Self {
         let fields = match kind.as_str() {
             "text" => Fields::Text { text: None },
             "image" => Fields::Image { source: None },
@@ -577,6 +648,7 @@ impl BlockBuilder {
             kind,
             fields,
             extra: Extras::new(),
+            depth,
         }
     }
 
@@ -588,7 +660,11 @@ impl BlockBuilder {
         match &mut self.fields {
             Fields::Text { text } if key == "text" => required(text, &key, value),
             Fields::Image { source } | Fields::Document { source } if key == "source" => {
-                required(source, &key, value)
+                if source.is_some() {
+                    return Err(duplicate(&key));
+                }
+                *source = Some(value.parse_with(SourceReader(self.depth))?);
+                Ok(())
             }
             Fields::ToolUse { id, .. } if key == "id" => required(id, &key, value),
             Fields::ToolUse { name, .. } if key == "name" => required(name, &key, value),
@@ -603,7 +679,14 @@ impl BlockBuilder {
                 required(tool_use_id, &key, value)
             }
             Fields::ToolResult { content, .. } if key == "content" => {
-                optional(content, &key, value, &mut self.extra)
+                if content.is_some() || self.extra.contains_key(&key) {
+                    return Err(duplicate(&key));
+                }
+                match value.parse_with(OrNull(ContentReader(self.depth)))? {
+                    Some(read) => *content = Some(read),
+                    None => self.extra.push_read(key, super::extras::null())?,
+                }
+                Ok(())
             }
             Fields::Thinking { thinking } if key == "thinking" => required(thinking, &key, value),
             Fields::RedactedThinking { data } if key == "data" => required(data, &key, value),
@@ -619,6 +702,7 @@ impl BlockBuilder {
             kind,
             fields,
             extra,
+            ..
         } = self;
         Ok(match fields {
             Fields::Text { text } => ContentBlock::Text(TextBlock {
@@ -663,5 +747,36 @@ impl BlockBuilder {
                 fields: extra,
             }),
         })
+    }
+}
+
+/// Reads `null` as `None`, anything else through the inner reader.
+struct OrNull<S>(S);
+
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for OrNull<S> {
+    type Value = Option<S::Value>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_option(self)
+    }
+}
+
+impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for OrNull<S> {
+    type Value = Option<S::Value>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a value or null")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        self.0.deserialize(deserializer).map(Some)
     }
 }

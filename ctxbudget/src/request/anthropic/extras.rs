@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use serde::de::{self, DeserializeOwned, MapAccess};
+use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess};
 use serde::ser::SerializeMap;
 use serde_json::value::RawValue;
 
@@ -157,6 +157,19 @@ impl<'de, A: MapAccess<'de>> FieldValue<'_, A> {
         match self {
             FieldValue::Live(map) => map.next_value(),
             FieldValue::Raw(raw) => serde_json::from_str(raw.get()).map_err(de::Error::custom),
+        }
+    }
+
+    /// Reads the value through `reader`.
+    pub(super) fn parse_with<R, T>(self, reader: R) -> Result<T, A::Error>
+    where
+        R: for<'x> DeserializeSeed<'x, Value = T>,
+    {
+        match self {
+            FieldValue::Live(map) => map.next_value_seed(reader),
+            FieldValue::Raw(raw) => reader
+                .deserialize(&mut serde_json::Deserializer::from_str(raw.get()))
+                .map_err(de::Error::custom),
         }
     }
 

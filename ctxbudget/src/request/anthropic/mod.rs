@@ -68,8 +68,8 @@
 //! | `text` block, string content | its text |
 //! | `tool_use` | a tool call of the chat format: name, `input` as written, and the format's per-call tokens |
 //! | `tool_result` | its `tool_use_id` and its content (text, images, documents) |
-//! | `image` | `width × height / 750` after Anthropic's resizing ([`anthropic_image_tokens`](crate::request::image::anthropic_image_tokens)), the size read from the base64 data; a URL or file id: [`ANTHROPIC_MAX_IMAGE_TOKENS`](crate::request::image::ANTHROPIC_MAX_IMAGE_TOKENS), reported |
-//! | `document` | plain text: its text; custom content: its blocks; a base64 PDF: [`ANTHROPIC_PDF_PAGE_TOKENS`] a page, pages counted in the file, reported; anything else: one PDF page, reported; plus its `title` and `context` |
+//! | `image` | `width × height / 750` after Anthropic's resizing ([`anthropic_image_tokens`](crate::request::image::anthropic_image_tokens)), the size read from the base64 data; a URL, a file id or data that fails [the checks](crate::request::image#checks): [`ANTHROPIC_MAX_IMAGE_TOKENS`](crate::request::image::ANTHROPIC_MAX_IMAGE_TOKENS), reported |
+//! | `document` | plain text: its text; custom content: its blocks (read in one pass, 32 levels of documents down; deeper ones as their JSON text, reported); a base64 PDF: [`ANTHROPIC_PDF_PAGE_TOKENS`] a page, pages counted in the file (at most 600), reported; anything else: one PDF page, reported; plus its `title` and `context` |
 //! | `thinking` | its text, when its turn's thinking is kept ([`ThinkingRetention`]), else nothing |
 //! | `redacted_thinking` | the text of its encrypted `data`, when kept, reported |
 //! | other block types | the JSON text of their fields, reported |
@@ -91,7 +91,13 @@
 //! not in the assistant turn right before it, or answered twice; a `tool_result`
 //! after other content of its user turn; a system block that is not text; a tool
 //! without a `name`; with thinking enabled, a tool-use loop after the latest user
-//! message whose first assistant message does not start with a thinking block.
+//! message whose first assistant message does not start with a thinking block. Then,
+//! naming the message and block
+//! ([`RequestError::InvalidContent`](crate::request::RequestError::InvalidContent)):
+//! a base64 image that fails [the checks](crate::request::image#checks) (data that
+//! does not hold the size its header claims, a `media_type` that is not the data's
+//! format, a side over 8,000 px, or 2,000 px with more than 20 images, data over
+//! 5 MB), and base64 PDFs of more than 600 pages in all.
 //!
 //! Consecutive messages of one role are one turn, as the API joins them ("Consecutive
 //! `user` or `assistant` turns in your request will be combined into a single turn",

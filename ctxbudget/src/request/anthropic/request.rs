@@ -11,14 +11,16 @@ use serde_json::value::RawValue;
 
 use super::blocks::Content;
 use super::count::{
-    SERVER_TOOL, TOKENIZER, UNKNOWN_MODEL, content_assumptions, content_tokens, tool_tokens,
+    SERVER_TOOL, TOKENIZER, UNKNOWN_MODEL, check_content, content_assumptions, content_tokens,
+    tool_tokens,
 };
-use super::extras::{Extras, FieldValue, missing, optional, required};
+use super::extras::{Extras, FieldValue, duplicate, missing, optional, required};
 use super::message::{AnthropicMessage, AnthropicRole};
 use super::model::{ThinkingRetention, tool_system_prompt};
 use super::validate;
 use crate::chat::ChatFormat;
 use crate::count::TokenCounter;
+use crate::request::json::{EXPECTED_OUTPUT_LIMIT, is_depth_limit, is_output_limit, output_limit};
 use crate::request::{Assumption, RequestCost, RequestError, RequestFormat, WireRequest};
 
 /// An Anthropic Messages request body (`POST /v1/messages`), read and written
@@ -95,6 +97,7 @@ const EXPECTED: &str = "an Anthropic Messages request body: a JSON object whose 
 const EXPECTED_SYNTAX: &str =
     "well-formed JSON: check the quotes, commas and brackets near that position";
 const EXPECTED_EOF: &str = "a complete JSON document: the body ends too early (cut off?)";
+const EXPECTED_DEPTH: &str = "content nested at most 128 levels deep where blocks are read: only a `tool_result` inside a `tool_result` nests so deep, and Anthropic rejects it";
 
 impl MessagesRequest {
     /// A request for `model` with an output limit and messages, and no other field.
@@ -119,8 +122,10 @@ impl MessagesRequest {
     /// [`RequestError::Json`] when the body is not JSON, or not of the shape of a
     /// Messages request (a `messages` entry without `role`, content that is neither
     /// a string nor an array of blocks, a block without `type`, a `tool_use` without
-    /// `id`, a role other than `user` and `assistant`, a field given twice, ...):
-    /// serde's message with the line and column, and what was expected.
+    /// `id`, a role other than `user` and `assistant`, a field given twice, a
+    /// `max_tokens` that is not a plain unsigned integer, blocks nested deeper than
+    /// serde reads, ...): serde's message with the line and column, and what was
+    /// expected.
     ///
     /// ```
     /// use ctxbudget::request::anthropic::MessagesRequest;
@@ -135,6 +140,8 @@ impl MessagesRequest {
         let json = json.strip_prefix('\u{feff}').unwrap_or(json);
         serde_json::from_str(json).map_err(|source| {
             let expected = match source.classify() {
+                _ if is_depth_limit(&source) => EXPECTED_DEPTH,
+                _ if is_output_limit(&source) => EXPECTED_OUTPUT_LIMIT,
                 serde_json::error::Category::Syntax => EXPECTED_SYNTAX,
                 serde_json::error::Category::Eof => EXPECTED_EOF,
                 _ => EXPECTED,
@@ -354,9 +361,16 @@ impl WireRequest for MessagesRequest {
         out
     }
 
-    /// See [`validate`](super#validation) in the module docs.
+    /// See [`validate`](super#validation) in the module docs; and then that images
+    /// and PDFs are ones Anthropic takes ([`RequestError::InvalidContent`]): base64
+    /// images that decode to the size their header claims, in the format their
+    /// `media_type` names, within Anthropic's limits of pixels and bytes (see
+    /// [`request::image`](crate::request::image#checks)), and base64 PDFs of at most
+    /// 600 pages in all (the PDF guide's limit; 100 for models with a window under a
+    /// million tokens, which ctxbudget does not check).
     fn validate(&self) -> Result<(), RequestError> {
-        validate::validate(self)
+        validate::validate(self)?;
+        check_content(&self.messages)
     }
 
     /// Keeps the messages whose `keep[i]` is true; a message past the end of `keep`
@@ -428,7 +442,19 @@ impl<'de> Deserialize<'de> for MessagesRequest {
                     let value = FieldValue::Live(&mut map);
                     match key.as_str() {
                         "model" => optional(&mut model, &key, value, &mut extra)?,
-                        "max_tokens" => optional(&mut max_tokens, &key, value, &mut extra)?,
+                        "max_tokens" => {
+                            if max_tokens.is_some() || extra.contains_key(&key) {
+                                return Err(duplicate(&key));
+                            }
+                            let raw = value.raw()?;
+                            if raw.get() == "null" {
+                                extra.push_read(key, raw)?;
+                            } else {
+                                let limit = output_limit("max_tokens", raw.get());
+                                max_tokens =
+                                    Some(limit.map_err(<A::Error as serde::de::Error>::custom)?);
+                            }
+                        }
                         "system" => optional(&mut system, &key, value, &mut extra)?,
                         "messages" => required(&mut messages, &key, value)?,
                         "tools" => optional(&mut tools, &key, value, &mut extra)?,

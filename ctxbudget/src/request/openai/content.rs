@@ -4,9 +4,14 @@
 use std::fmt;
 
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::wire::{Fields, KeySeed, RawJson, WireObject, serialize_object, wire_struct};
+use super::wire::{
+    Fields, KeySeed, NullFields, RawJson, WireObject, deserialize_object, read_optional,
+    serialize_object, wire_struct, write_optional,
+};
+use crate::request::image::RuleStamp;
 
 /// A message's `content`: a plain string, or an array of parts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,11 +107,80 @@ wire_struct! {
     }
 }
 
-wire_struct! {
-    /// An `image_url` part: `{"type": "image_url", "image_url": {"url": "…"}}`.
-    pub struct ImagePart("an image_url part") {
-        /// The image.
-        image_url: ImageUrl = "image_url",
+/// An `image_url` part: `{"type": "image_url", "image_url": {"url": "…"}}`.
+///
+/// Its `image_url` is optional: `None` when the key is absent or `null` (a `null`
+/// is written back as `null`). Other fields are kept in [`extra`](Self::extra).
+///
+/// What it costs depends on the request's model (see
+/// [`ChatRequest`](super::ChatRequest)'s counting): the part remembers the rule of the
+/// request that last counted it or handed it out, which is not part of its JSON or
+/// of its equality. Counted on its own, it costs what gpt-4o bills.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImagePart {
+    /// The image.
+    pub image_url: Option<ImageUrl>,
+    /// The fields ctxbudget does not read, kept as they were.
+    pub extra: Fields,
+    /// The known fields that were `null`.
+    pub nulls: NullFields,
+    /// The rule the part is counted by.
+    pub(super) rule: RuleStamp,
+}
+
+impl ImagePart {
+    const KEYS: &'static [&'static str] = &["image_url"];
+}
+
+impl WireObject for ImagePart {
+    type Partial = Self;
+    const EXPECTING: &'static str = "an image_url part";
+
+    fn read_field<'de, D: Deserializer<'de>>(
+        partial: &mut Self,
+        key: &str,
+        value: D,
+    ) -> Result<(), D::Error> {
+        if key == "image_url" {
+            return read_optional(
+                &mut partial.image_url,
+                &mut partial.nulls,
+                Self::KEYS,
+                "image_url",
+                value,
+            );
+        }
+        partial
+            .extra
+            .push(key.to_owned(), RawJson::deserialize(value)?);
+        Ok(())
+    }
+
+    fn finish<E: de::Error>(partial: Self) -> Result<Self, E> {
+        Ok(partial)
+    }
+
+    fn write_fields<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+        write_optional(
+            map,
+            self.image_url.as_ref(),
+            self.nulls,
+            Self::KEYS,
+            "image_url",
+        )?;
+        self.extra.write(map)
+    }
+}
+
+impl<'de> Deserialize<'de> for ImagePart {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserialize_object(deserializer)
+    }
+}
+
+impl Serialize for ImagePart {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serialize_object(self, &[], serializer)
     }
 }
 

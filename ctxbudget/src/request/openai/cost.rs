@@ -1,15 +1,17 @@
-//! What a content part costs, and what that count assumed: images by OpenAI's tile
-//! rule, audio and files by documented estimates.
+//! What a content part costs, and what that count assumed: images by the rule of
+//! the request's model, audio and files by documented estimates; and the parts
+//! OpenAI would reject.
 
 use base64::Engine as _;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 
-use super::content::{ContentPart, FileData, ImagePart, InputAudio};
+use super::content::{Content, ContentPart, FileData, ImagePart, InputAudio};
+use super::message::RequestMessage;
 use crate::count::TokenCounter;
-use crate::request::Assumption;
 use crate::request::image::{
-    ImageSize, OPENAI_MAX_IMAGE_TOKENS, OpenAiDetail, openai_image_tokens,
+    CountRule, OPENAI_MAX_IMAGE_TOKENS, OpenAiDetail, data_url_base64, openai_problem, read_base64,
 };
+use crate::request::{Assumption, RequestError};
 
 /// What one second of audio in a user message costs: OpenAI's Realtime API guide
 /// ("Managing costs") gives 1 token per 100 ms.
@@ -25,9 +27,15 @@ pub const ASSUMED_AUDIO_BYTES_PER_SECOND: usize = 4_000;
 /// tokens of text (a dense page).
 pub const PDF_PAGE_TOKENS: usize = OPENAI_MAX_IMAGE_TOKENS + 1_000;
 
+/// The most PDF pages OpenAI takes in one request, across its files (file inputs
+/// guide, "File size limitations": "up to 100 pages and 32MB of total content").
+pub const OPENAI_MAX_PDF_PAGES: usize = 100;
+
 const AUDIO: &str = "an input_audio part, counted at 10 tokens a second (the rate OpenAI publishes for user audio), its length read from a WAV or MP3 header, or else taken at 32 kbit/s";
 const TEXT_FILE: &str = "a text file part, counted as its text";
 const PDF_FILE: &str = "a PDF file part, counted at 2,445 tokens a page (its image at the most an image costs, and 1,000 tokens of text); OpenAI does not publish what a page costs";
+const PDF_OVER: &str = "a PDF file part of more pages than the 100 OpenAI takes in a request, counted at 100 pages: OpenAI rejects it";
+const IMAGE_RULE: &str = "images counted by gpt-4o's 512-px tiles (85 + 170 a tile): OpenAI publishes no image rule for this model, or the catalogue does not know it";
 const OPAQUE_FILE: &str = "a file part given by id, or of a type ctxbudget does not read, counted as one PDF page (2,445 tokens): its content is unknown";
 const OTHER_PART: &str =
     "a content part of a type ctxbudget does not know, counted as its JSON text";
@@ -45,10 +53,7 @@ pub(super) fn part_tokens<C: TokenCounter + ?Sized>(counter: &C, part: &ContentP
     match part {
         ContentPart::Text(text) => text.text.as_deref().map_or(0, |t| counter.count(t)),
         ContentPart::Refusal(refusal) => refusal.refusal.as_deref().map_or(0, |r| counter.count(r)),
-        ContentPart::ImageUrl(image) => match image_cost(image) {
-            ImageCost::Known(tokens) => tokens,
-            ImageCost::Remote | ImageCost::Unreadable => OPENAI_MAX_IMAGE_TOKENS,
-        },
+        ContentPart::ImageUrl(image) => image_cost(image).tokens(),
         ContentPart::InputAudio(audio) => audio.input_audio.as_ref().map_or(0, audio_tokens),
         ContentPart::File(file) => file
             .file
@@ -60,56 +65,141 @@ pub(super) fn part_tokens<C: TokenCounter + ?Sized>(counter: &C, part: &ContentP
     }
 }
 
-/// What counting a part of message `message` assumed, if anything.
-pub(super) fn part_assumption(part: &ContentPart, message: usize) -> Option<Assumption> {
+/// Adds what counting a part of message `message` assumed.
+pub(super) fn part_assumptions(part: &ContentPart, message: usize, out: &mut Vec<Assumption>) {
     let what = match part {
-        ContentPart::Text(_) | ContentPart::Refusal(_) => return None,
+        ContentPart::Text(_) | ContentPart::Refusal(_) => return,
         ContentPart::ImageUrl(image) => {
-            let assumed_tokens = OPENAI_MAX_IMAGE_TOKENS;
-            return match image_cost(image) {
-                ImageCost::Known(_) => None,
-                ImageCost::Remote => Some(Assumption::RemoteImage {
+            let cost = image_cost(image);
+            let assumed_tokens = cost.tokens();
+            match cost {
+                ImageCost::Known(..) => {}
+                ImageCost::Remote(..) => out.push(Assumption::RemoteImage {
                     message,
                     assumed_tokens,
                 }),
-                ImageCost::Unreadable => Some(Assumption::UnreadableImage {
+                ImageCost::Unreadable(..) => out.push(Assumption::UnreadableImage {
                     message,
                     assumed_tokens,
                 }),
-            };
+            }
+            if image.rule.get().published {
+                return;
+            }
+            IMAGE_RULE
         }
         ContentPart::InputAudio(_) => AUDIO,
         ContentPart::File(file) => match file.file.as_ref().map(file_kind) {
             Some(FileKind::Text(_)) => TEXT_FILE,
+            Some(FileKind::Pdf(pages)) if pages > OPENAI_MAX_PDF_PAGES => PDF_OVER,
             Some(FileKind::Pdf(_)) => PDF_FILE,
             Some(FileKind::Opaque) | None => OPAQUE_FILE,
         },
         ContentPart::Other(_) => OTHER_PART,
     };
-    Some(Assumption::UnpublishedRule {
+    let assumption = Assumption::UnpublishedRule {
         message: Some(message),
         what,
-    })
+    };
+    if !out.contains(&assumption) {
+        out.push(assumption);
+    }
 }
 
+/// Sets the rule every image part of `messages` is counted by.
+pub(super) fn stamp_images(messages: &[RequestMessage], rule: CountRule) {
+    for message in messages {
+        for part in message.content.iter().flat_map(Content::parts) {
+            if let ContentPart::ImageUrl(image) = part {
+                image.rule.set(rule);
+            }
+        }
+    }
+}
+
+/// Checks the parts of `messages` are ones OpenAI takes: image data that decodes to
+/// an image of a format OpenAI takes and holds the size its header claims, and PDFs
+/// of at most 100 pages in all.
+pub(super) fn check_parts(messages: &[RequestMessage]) -> Result<(), RequestError> {
+    let mut pdf_pages = 0usize;
+    for (index, message) in messages.iter().enumerate() {
+        for (block, part) in message.content.iter().flat_map(Content::parts).enumerate() {
+            let invalid = |problem: String| RequestError::InvalidContent {
+                message: index,
+                block,
+                problem,
+            };
+            match part {
+                ContentPart::ImageUrl(image) => {
+                    let url = image.image_url.as_ref().and_then(|i| i.url.as_deref());
+                    let Some(url) = url.filter(|url| url.starts_with("data:")) else {
+                        continue;
+                    };
+                    let data = data_url_base64(url).ok_or_else(|| {
+                        invalid("the image's `data:` URL is not base64: send `data:image/png;base64,...`".to_owned())
+                    })?;
+                    let image = read_base64(data).map_err(invalid)?;
+                    if let Some(problem) = openai_problem(&image) {
+                        return Err(invalid(problem));
+                    }
+                }
+                ContentPart::File(file) => {
+                    let Some(FileKind::Pdf(pages)) = file.file.as_ref().map(file_kind) else {
+                        continue;
+                    };
+                    pdf_pages = pdf_pages.saturating_add(pages);
+                    if pdf_pages > OPENAI_MAX_PDF_PAGES {
+                        let whose = if pages == pdf_pages {
+                            "the PDF has"
+                        } else {
+                            "the PDFs reach"
+                        };
+                        return Err(invalid(format!(
+                            "{whose} {pdf_pages} pages, over the 100 OpenAI takes in a request: send fewer pages"
+                        )));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What an image costs under its rule, and why that is an estimate.
 enum ImageCost {
+    /// The size was read: the rule's tokens.
     Known(usize),
-    Remote,
-    Unreadable,
+    /// At a remote URL: the most the rule bills.
+    Remote(usize),
+    /// Data that fails the checks: the most the rule bills.
+    Unreadable(usize),
+}
+
+impl ImageCost {
+    fn tokens(&self) -> usize {
+        match *self {
+            ImageCost::Known(tokens)
+            | ImageCost::Remote(tokens)
+            | ImageCost::Unreadable(tokens) => tokens,
+        }
+    }
 }
 
 fn image_cost(part: &ImagePart) -> ImageCost {
+    let rule = part.rule.get();
     let image = part.image_url.as_ref();
     let detail = OpenAiDetail::parse(image.and_then(|i| i.detail.as_deref()));
-    if detail == OpenAiDetail::Low {
-        return ImageCost::Known(openai_image_tokens(ImageSize::new(1, 1), detail));
+    if let Some(tokens) = rule.sizeless(detail) {
+        return ImageCost::Known(tokens);
     }
     match image.and_then(|i| i.url.as_deref()) {
-        Some(url) if !url.starts_with("data:") => ImageCost::Remote,
-        Some(url) => ImageSize::from_data_url(url).map_or(ImageCost::Unreadable, |size| {
-            ImageCost::Known(openai_image_tokens(size, detail))
-        }),
-        None => ImageCost::Unreadable,
+        Some(url) if !url.starts_with("data:") => ImageCost::Remote(rule.max_tokens()),
+        Some(url) => match data_url_base64(url).map(read_base64) {
+            Some(Ok(data)) => ImageCost::Known(rule.tokens(data.size(), detail)),
+            _ => ImageCost::Unreadable(rule.max_tokens()),
+        },
+        None => ImageCost::Unreadable(rule.max_tokens()),
     }
 }
 
@@ -208,7 +298,9 @@ enum FileKind {
 fn file_tokens<C: TokenCounter + ?Sized>(counter: &C, file: &FileData) -> usize {
     match file_kind(file) {
         FileKind::Text(text) => counter.count(&text),
-        FileKind::Pdf(pages) => pages.saturating_mul(PDF_PAGE_TOKENS),
+        FileKind::Pdf(pages) => pages
+            .min(OPENAI_MAX_PDF_PAGES)
+            .saturating_mul(PDF_PAGE_TOKENS),
         FileKind::Opaque => PDF_PAGE_TOKENS,
     }
 }

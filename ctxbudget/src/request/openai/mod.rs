@@ -50,8 +50,13 @@
 //!
 //! Messages cost what [`ChatFormat::openai`] says (the OpenAI cookbook's per-message
 //! accounting), with their content as [`RequestMessage`]'s [`ChatMessage`] impl
-//! counts it: text, images by OpenAI's tile rule with sizes read from `data:` URLs,
-//! audio and files by documented estimates. Tool definitions cost what the
+//! counts it: text, images by the rule OpenAI publishes for the body's `model` (the
+//! catalogue's [`ImageRule`](crate::models::ImageRule): 512-px tiles with the
+//! model's figures, or 32-px patches with its multiplier; see
+//! [`request::image`](crate::request::image)) with sizes read from `data:` URLs,
+//! audio and files by documented estimates. The request sets each image part's rule
+//! from its `model` whenever it counts or hands out its messages
+//! ([`WireRequest::messages`]). Tool definitions cost what the
 //! cookbook's `num_tokens_for_tools` says ([`ToolFormula`]). Every count that rests
 //! on an estimate (a remote image, audio, a file, a model the cookbook did not check)
 //! is listed by [`WireRequest::message_assumptions`] and
@@ -71,7 +76,9 @@ pub use content::{
     AudioPart, Content, ContentPart, FileData, FilePart, ImagePart, ImageUrl, InputAudio,
     RefusalPart, TextPart,
 };
-pub use cost::{ASSUMED_AUDIO_BYTES_PER_SECOND, AUDIO_TOKENS_PER_SECOND, PDF_PAGE_TOKENS};
+pub use cost::{
+    ASSUMED_AUDIO_BYTES_PER_SECOND, AUDIO_TOKENS_PER_SECOND, OPENAI_MAX_PDF_PAGES, PDF_PAGE_TOKENS,
+};
 pub use message::{MessageRole, RequestMessage};
 pub use tools::{CustomCall, FunctionCall, FunctionDefinition, Tool, ToolCall, ToolFormula};
 pub use wire::{Fields, NullFields, RawJson};
@@ -83,6 +90,8 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 
 use self::wire::{WireObject, deserialize_object, read_optional, serialize_object, write_optional};
+use super::image::CountRule;
+use super::json::{EXPECTED_OUTPUT_LIMIT, compact_json, is_output_limit, output_limit};
 use super::{Assumption, RequestCost, RequestError, RequestFormat, WireRequest};
 use crate::chat::ChatFormat;
 use crate::count::TokenCounter;
@@ -91,6 +100,8 @@ use crate::count::TokenCounter;
 const EXPECTED: &str = "a JSON object with a `messages` array of message objects, each with a `role` and a `content` string or array of parts";
 
 const RESPONSE_FORMAT: &str = "response_format: the JSON schema is counted as its JSON text; OpenAI does not publish how it is billed";
+/// The output limits, which must be plain unsigned integers.
+const OUTPUT_LIMITS: [&str; 2] = ["max_tokens", "max_completion_tokens"];
 
 /// An OpenAI Chat Completions request body, kept losslessly.
 ///
@@ -147,7 +158,8 @@ impl ChatRequest {
     /// and what ctxbudget expected, when `json` is not JSON, not an object with a
     /// `messages` array, or a known field has the wrong type (`"role": 5`, a
     /// `content` that is neither a string nor an array, a tool call that is not an
-    /// object, a key given twice, ...).
+    /// object, a key given twice, a `max_tokens` or `max_completion_tokens` that is
+    /// not a plain unsigned integer, ...).
     ///
     /// ```
     /// use ctxbudget::request::openai::ChatRequest;
@@ -184,21 +196,36 @@ impl ChatRequest {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
-    /// The `max_tokens` field, when it is a non-negative integer.
+    /// The `max_tokens` field, when it is a plain unsigned integer (a body read with
+    /// [`from_json`](ChatRequest::from_json) has no other, or `null`).
     pub fn max_tokens(&self) -> Option<u64> {
-        self.extra.get("max_tokens")?.parse().ok()
+        output_limit("max_tokens", self.extra.get("max_tokens")?.get()).ok()
     }
 
-    /// The `max_completion_tokens` field, when it is a non-negative integer.
+    /// The `max_completion_tokens` field, when it is a plain unsigned integer.
     pub fn max_completion_tokens(&self) -> Option<u64> {
-        self.extra.get("max_completion_tokens")?.parse().ok()
+        output_limit(
+            "max_completion_tokens",
+            self.extra.get("max_completion_tokens")?.get(),
+        )
+        .ok()
+    }
+
+    /// Sets the rule each image part is counted by, from the `model`.
+    fn stamp_images(&self) {
+        cost::stamp_images(&self.messages, CountRule::for_model(self.model.as_deref()));
     }
 }
 
 fn json_error(source: serde_json::Error) -> RequestError {
+    let expected = if is_output_limit(&source) {
+        EXPECTED_OUTPUT_LIMIT
+    } else {
+        EXPECTED
+    };
     RequestError::Json {
         format: RequestFormat::OpenAiChat,
-        expected: EXPECTED,
+        expected,
         source,
     }
 }
@@ -216,7 +243,10 @@ impl WireRequest for ChatRequest {
     type Message = RequestMessage;
     const FORMAT: RequestFormat = RequestFormat::OpenAiChat;
 
+    /// The messages, with each image part set to be counted by the rule of the
+    /// request's `model` (see [the module docs](self#counting)).
     fn messages(&self) -> &[RequestMessage] {
+        self.stamp_images();
         &self.messages
     }
 
@@ -226,8 +256,11 @@ impl WireRequest for ChatRequest {
     }
 
     /// The `tools` and legacy `functions`, by [`ToolFormula::for_model`] of the
-    /// `model`; and a `response_format` JSON schema, as its compact JSON text.
+    /// `model`; and a `response_format` JSON schema, as its compact JSON text (a
+    /// schema that cannot be read into a tree, nested too deep or with a number out
+    /// of `f64` range, as its text without whitespace).
     fn fixed_cost<C: TokenCounter + ?Sized>(&self, counter: &C) -> RequestCost {
+        self.stamp_images();
         let formula = ToolFormula::for_model(self.model.as_deref().unwrap_or_default());
         let tools = self.tools.as_deref().unwrap_or_default();
         let functions = self.functions.as_deref().unwrap_or_default();
@@ -243,7 +276,9 @@ impl WireRequest for ChatRequest {
         }
         if let Some(schema) = self.json_schema() {
             // Compact, whatever the client's formatting.
-            let compact = schema.to_value().map(|v| v.to_string()).unwrap_or_default();
+            let compact = schema
+                .to_value()
+                .map_or_else(|_| compact_json(schema.get()), |v| v.to_string());
             cost.tokens = cost.tokens.saturating_add(counter.count(&compact));
             merge(
                 &mut cost.assumptions,
@@ -261,10 +296,11 @@ impl WireRequest for ChatRequest {
     /// types and assistant `audio` ([`Assumption::UnpublishedRule`], whose text says
     /// how each was counted).
     fn message_assumptions(&self) -> Vec<Assumption> {
+        self.stamp_images();
         let mut assumptions = Vec::new();
         for (index, message) in self.messages.iter().enumerate() {
             for part in message.content.iter().flat_map(Content::parts) {
-                assumptions.extend(cost::part_assumption(part, index));
+                cost::part_assumptions(part, index, &mut assumptions);
             }
             if message.extra.contains_key("audio") {
                 assumptions.push(Assumption::UnpublishedRule {
@@ -294,11 +330,16 @@ impl WireRequest for ChatRequest {
     ///   ([`RequestError::OrphanToolResult`], [`RequestError::UnansweredToolCall`],
     ///   [`RequestError::InvalidMessage`] for a second result),
     ///   and a legacy `function_call` is followed by the `function` message of that
-    ///   name ([`RequestError::InvalidMessage`]).
+    ///   name ([`RequestError::InvalidMessage`]);
+    /// - images in `data:` URLs decode to an image OpenAI takes, of the size their
+    ///   header claims (see [`request::image`](crate::request::image#checks)), and
+    ///   PDF files have at most [`OPENAI_MAX_PDF_PAGES`] pages in all
+    ///   ([`RequestError::InvalidContent`]).
     ///
     /// Messages of roles ctxbudget does not know are not checked.
     fn validate(&self) -> Result<(), RequestError> {
-        validate::validate(self)
+        validate::validate(self)?;
+        cost::check_parts(&self.messages)
     }
 
     /// Messages past the end of `keep` are kept.
@@ -325,20 +366,21 @@ impl ChatRequest {
     /// The `json_schema` of a `response_format` of that type.
     fn json_schema(&self) -> Option<RawJson> {
         #[derive(Deserialize)]
-        struct ResponseFormat<'a> {
+        struct ResponseFormat {
             #[serde(rename = "type")]
-            kind: Option<&'a str>,
+            kind: Option<String>,
             json_schema: Option<RawJson>,
         }
-        let format: ResponseFormat<'_> = self.extra.get("response_format")?.parse().ok()?;
+        let format: ResponseFormat = self.extra.get("response_format")?.parse().ok()?;
         format
             .json_schema
-            .filter(|_| format.kind == Some("json_schema"))
+            .filter(|_| format.kind.as_deref() == Some("json_schema"))
     }
 
     /// The tokens of every message, as [`ChatFormat::openai`] counts the request
     /// (reply priming included), without the tools.
     pub fn message_tokens<C: TokenCounter + ?Sized>(&self, counter: &C) -> usize {
+        self.stamp_images();
         let format = self.chat_format();
         self.messages.iter().fold(format.reply_priming(), |sum, m| {
             sum.saturating_add(format.message_tokens(counter, m))
@@ -409,7 +451,11 @@ impl WireObject for ChatRequest {
             "tools" => read_optional(&mut r.tools, &mut r.nulls, keys, "tools", value),
             "functions" => read_optional(&mut r.functions, &mut r.nulls, keys, "functions", value),
             _ => {
-                r.extra.push(key.to_owned(), RawJson::deserialize(value)?);
+                let raw = RawJson::deserialize(value)?;
+                if OUTPUT_LIMITS.contains(&key) && raw.get() != "null" {
+                    output_limit(key, raw.get()).map_err(<D::Error as de::Error>::custom)?;
+                }
+                r.extra.push(key.to_owned(), raw);
                 Ok(())
             }
         }

@@ -74,8 +74,22 @@ fn output_limits_and_model() {
     let r = request(r#"{"messages": [], "max_tokens": 100, "max_completion_tokens": 50}"#);
     assert_eq!(r.max_output_tokens(), Some(50));
     assert_eq!(r.model(), None);
-    let r = request(r#"{"messages": [], "max_tokens": -1, "max_completion_tokens": "x"}"#);
+    let r = request(r#"{"messages": [], "max_tokens": null}"#);
     assert_eq!(r.max_output_tokens(), None);
+    // An output limit that is not a plain unsigned integer is refused, by name.
+    for (json, field) in [
+        (
+            r#"{"messages": [], "max_tokens": -1}"#,
+            "`max_tokens` is `-1`",
+        ),
+        (
+            r#"{"messages": [], "max_completion_tokens": "x"}"#,
+            "`max_completion_tokens` is `\"x\"`",
+        ),
+    ] {
+        let err = ChatRequest::from_json(json).unwrap_err().to_string();
+        assert!(err.contains(field), "{err}");
+    }
 }
 
 #[test]
@@ -122,7 +136,7 @@ fn fixed_cost_counts_tools_functions_and_schemas() {
 fn message_assumptions_name_the_message() {
     let png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
     let r = request(&format!(
-        r#"{{"messages": [
+        r#"{{"model": "gpt-4o", "messages": [
         {{"role":"user","content":[{{"type":"image_url","image_url":{{"url":"{png}"}}}},
             {{"type":"image_url","image_url":{{"url":"https://example.com/a.png","detail":"low"}}}}]}},
         {{"role":"user","content":[{{"type":"image_url","image_url":{{"url":"https://example.com/a.png"}}}},

@@ -2,10 +2,13 @@
 //! definitions in the body ([`Tool`], [`FunctionDefinition`]), and what definitions
 //! cost ([`ToolFormula`]).
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 use super::wire::{RawJson, wire_struct};
 use crate::count::TokenCounter;
+use crate::request::json::compact_json;
 use crate::request::{Assumption, RequestCost};
 
 wire_struct! {
@@ -203,6 +206,7 @@ pub struct ToolFormula {
 
 /// What counting the definitions assumed, beyond the published formula.
 const NESTED_SCHEMA: &str = "tool parameters: what the OpenAI cookbook's formula leaves out (nested properties, items, anyOf, $ref, ...) is counted as its JSON text";
+const UNREAD_SCHEMA: &str = "tool parameters: a property nested deeper than 128 levels or with a number out of f64 range is counted as its JSON text";
 const OTHER_TOOL: &str = "tools of a type other than `function` are counted as their JSON text and the per-function tokens";
 const OTHER_MODEL: &str = "tool definitions: counted with the OpenAI cookbook's figures for gpt-4o, which OpenAI has not published for this model";
 
@@ -309,48 +313,68 @@ impl ToolFormula {
         let name = function.name.as_deref().unwrap_or_default();
         let description = strip_period(function.description.as_deref().unwrap_or_default());
         sum.add_count(counter, &format!("{name}:{description}"));
-        let Some(Ok(Value::Object(schema))) = function.parameters.as_ref().map(RawJson::to_value)
-        else {
+        let Some(parameters) = function.parameters.as_ref() else {
             return;
         };
-        let Some(Value::Object(properties)) = schema.get("properties") else {
+        // The top two levels are read without a tree, so that a property nested too
+        // deep or with a number out of `f64` range costs its JSON text, not nothing.
+        let Ok(schema) = serde_json::from_str::<BTreeMap<String, RawJson>>(parameters.get()) else {
+            return;
+        };
+        let Some(Ok(properties)) = schema
+            .get("properties")
+            .map(|p| serde_json::from_str::<BTreeMap<String, RawJson>>(p.get()))
+        else {
             return;
         };
         if properties.is_empty() {
             return;
         }
         sum.add(self.prop_init);
-        for (key, property) in properties {
+        for (key, property) in &properties {
             sum.add(self.prop_key);
-            let Value::Object(property) = property else {
-                sum.add_count(counter, key);
-                continue;
-            };
-            if let Some(items) = property.get("enum") {
-                sum.add(self.enum_init);
-                for item in items.as_array().map(Vec::as_slice).unwrap_or_default() {
-                    sum.add(self.enum_item);
-                    match item {
-                        Value::String(item) => sum.add_count(counter, item),
-                        other => sum.add_count(counter, &other.to_string()),
-                    }
+            match property.to_value() {
+                Ok(Value::Object(property)) => self.add_property(sum, counter, key, &property),
+                Ok(_) => sum.add_count(counter, key),
+                Err(_) => {
+                    sum.add_count(counter, &format!("{key}:{}", compact_json(property.get())));
+                    sum.assume(UNREAD_SCHEMA);
                 }
             }
-            let kind = match property.get("type") {
-                Some(Value::String(kind)) => kind.clone(),
-                Some(other) => other.to_string(),
-                None => String::new(),
-            };
-            let description = match property.get("description") {
-                Some(Value::String(description)) => strip_period(description),
-                _ => "",
-            };
-            sum.add_count(counter, &format!("{key}:{kind}:{description}"));
-            for (nested, value) in property {
-                if !matches!(nested.as_str(), "type" | "description" | "enum") {
-                    sum.add_count(counter, &format!("{nested}:{value}"));
-                    sum.assume(NESTED_SCHEMA);
+        }
+    }
+
+    fn add_property<C: TokenCounter + ?Sized>(
+        &self,
+        sum: &mut Sum,
+        counter: &C,
+        key: &str,
+        property: &serde_json::Map<String, Value>,
+    ) {
+        if let Some(items) = property.get("enum") {
+            sum.add(self.enum_init);
+            for item in items.as_array().map(Vec::as_slice).unwrap_or_default() {
+                sum.add(self.enum_item);
+                match item {
+                    Value::String(item) => sum.add_count(counter, item),
+                    other => sum.add_count(counter, &other.to_string()),
                 }
+            }
+        }
+        let kind = match property.get("type") {
+            Some(Value::String(kind)) => kind.clone(),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        };
+        let description = match property.get("description") {
+            Some(Value::String(description)) => strip_period(description),
+            _ => "",
+        };
+        sum.add_count(counter, &format!("{key}:{kind}:{description}"));
+        for (nested, value) in property {
+            if !matches!(nested.as_str(), "type" | "description" | "enum") {
+                sum.add_count(counter, &format!("{nested}:{value}"));
+                sum.assume(NESTED_SCHEMA);
             }
         }
     }
