@@ -68,12 +68,21 @@ fn tokens_at<C: TokenCounter + ?Sized>(
     match content {
         Content::Text(text) => counter.count(text),
         Content::Blocks(blocks) => blocks.iter().fold(0usize, |sum, block| {
-            sum.saturating_add(block_tokens(block, counter, thinking, depth))
+            sum.saturating_add(block_tokens_at(block, counter, thinking, depth))
         }),
     }
 }
 
+/// What one block costs, as [`content_tokens`] counts it.
 pub(super) fn block_tokens<C: TokenCounter + ?Sized>(
+    block: &ContentBlock,
+    counter: &C,
+    thinking: bool,
+) -> usize {
+    block_tokens_at(block, counter, thinking, DOCUMENT_DEPTH)
+}
+
+fn block_tokens_at<C: TokenCounter + ?Sized>(
     block: &ContentBlock,
     counter: &C,
     thinking: bool,
