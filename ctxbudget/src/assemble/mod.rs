@@ -173,7 +173,9 @@ pub(crate) mod run;
 mod share;
 
 pub use assembled::{Assembled, AssembledLayer, MessageSource, PromptMessages};
-pub use chat::{FittedMessages, fit_chat, fit_chat_messages, render_chat};
+pub use chat::{
+    FittedMessages, fit_chat, fit_chat_messages, fit_chat_messages_edited, render_chat,
+};
 pub use content::{LayerContent, fit_ranked, fit_text};
 pub use options::{AssembleOptions, LayerInput, LayerRole};
 pub use policy::{AssembleError, FitError, FittedLayer, LayerPolicy};
