@@ -61,6 +61,8 @@ fn budget() -> ContextBudget {
     .unwrap()
 }
 
+// A layer's content is a `&dyn LayerContent`: a slice, unsized, cannot be one.
+#[allow(clippy::ptr_arg)]
 fn assemble<'a>(
     budget: &'a ContextBudget,
     history: &'a Vec<Message>,

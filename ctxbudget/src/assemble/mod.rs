@@ -64,6 +64,13 @@
 //! not on a joined string. A chat history's layer pays its messages' per-message
 //! tokens; the system and user messages' framing and the reply priming are overhead.
 //!
+//! A chat history over its budget drops whole messages, oldest first (the latest for
+//! [`LayerPolicy::Head`]). With [`AssembleOptions::with_edits`] it sheds the bulk of
+//! old tool output first ([context editing](crate::chat::edit), with the layer's
+//! budget as the limit: long results keep their head and tail, old ones are
+//! cleared), and drops messages only if that was not enough; the layer's report,
+//! [`AssembledLayer::edits`], says what was edited. Off by default.
+//!
 //! # The report adds up
 //!
 //! An [`Assembled`] prompt says, per layer, its reservation, the budget it was

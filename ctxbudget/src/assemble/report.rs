@@ -19,7 +19,7 @@ impl AssembledLayer<'_> {
     /// and what context edits saved, when they edited something.
     fn kept(&self) -> String {
         let fitted = &self.fitted;
-        let mut kept = if fitted.total == 0 {
+        let kept = if fitted.total == 0 {
             "empty".to_owned()
         } else if fitted.cut() {
             format!(
@@ -32,14 +32,16 @@ impl AssembledLayer<'_> {
         } else {
             format!("all {} {}", fitted.total, fitted.unit)
         };
-        if let Some(edits) = self.edits.as_ref().filter(|e| e.edited()) {
-            let t = &edits.totals;
-            kept.push_str(&format!(
-                "; edits saved {}: {} tool results cleared, {} truncated, thinking dropped in {}",
-                t.saved_tokens, t.cleared_tool_uses, t.truncated, t.thinking_dropped
-            ));
+        match self.edits.as_ref().filter(|e| e.edited()) {
+            Some(edits) => {
+                let t = &edits.totals;
+                format!(
+                    "{kept}; edits saved {}: {} tool results cleared, {} truncated, thinking dropped in {}",
+                    t.saved_tokens, t.cleared_tool_uses, t.truncated, t.thinking_dropped
+                )
+            }
+            None => kept,
         }
-        kept
     }
 }
 
