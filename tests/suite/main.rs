@@ -6,6 +6,7 @@ mod anthropic_request;
 mod anthropic_request_props;
 mod assemble;
 mod assemble_edges;
+mod assemble_edits;
 mod assemble_messages;
 mod assemble_report;
 mod assemble_requests;

@@ -5,6 +5,7 @@
 use super::options::LayerRole;
 use super::policy::{FittedLayer, LayerPolicy};
 use crate::chat::Message;
+use crate::chat::edit::EditReport;
 
 /// One layer of an [`Assembled`] prompt: what it reserved, what it was granted, and
 /// what of its content was kept.
@@ -40,6 +41,14 @@ pub struct AssembledLayer<'a> {
     /// chat history sent as messages, the text is the kept messages rendered (it is
     /// not sent) and the tokens are what they cost as messages.
     pub fitted: FittedLayer<'a>,
+    /// For a chat history of a messages prompt assembled with
+    /// [`AssembleOptions::with_edits`](super::AssembleOptions::with_edits): what
+    /// the edits did before messages were dropped, each edit named by its index in
+    /// the history, and their [`totals`](EditReport::totals). Its
+    /// [`tokens_after`](EditReport::tokens_after) is what the whole edited history
+    /// costs; the layer's [`tokens()`](Self::tokens) is what its kept messages
+    /// cost. `None` without edits.
+    pub edits: Option<EditReport>,
 }
 
 impl AssembledLayer<'_> {

@@ -1,12 +1,14 @@
 //! Chat histories as layer content: rendered into a text ([`fit_chat`],
 //! [`render_chat`]) for a string prompt, or kept as messages ([`fit_chat_messages`],
-//! [`FittedMessages`]) for a prompt assembled as messages.
+//! [`FittedMessages`]) for a prompt assembled as messages, edited first
+//! ([`fit_chat_messages_edited`]) when context edits are asked for.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 use super::policy::{FitError, FittedLayer, LayerPolicy, ROUNDS};
+use crate::chat::edit::{ContextEditor, EditReport, Edits, Precounted};
 use crate::chat::{
     ChatFormat, ChatMessage, ChatStrategy, ChatTrimError, ChatTrimmer, DropReason, Message, Role,
     ToolCall,
@@ -261,6 +263,10 @@ pub struct FittedMessages<'a> {
     pub messages: Vec<Message>,
     /// Where each kept message was in the history.
     pub indices: Vec<usize>,
+    /// What context edits did to the history before messages were dropped
+    /// ([`fit_chat_messages_edited`]), its indices those of the history; `None`
+    /// when no edits were asked for.
+    pub edits: Option<EditReport>,
 }
 
 impl FittedMessages<'_> {
@@ -270,6 +276,7 @@ impl FittedMessages<'_> {
             layer: FittedLayer::empty().with_kept(0, total, "messages"),
             messages: Vec::new(),
             indices: Vec::new(),
+            edits: None,
         }
     }
 }
@@ -328,48 +335,8 @@ pub fn fit_chat_messages<'a, M: ChatMessage>(
 ) -> Result<FittedMessages<'a>, FitError> {
     let total = history.len();
     let format = format.with_reply_priming(0);
-    let kept: Vec<(usize, usize)> = if matches!(policy, LayerPolicy::Never) {
-        let messages: Vec<(usize, usize)> = history
-            .iter()
-            .enumerate()
-            .map(|(i, m)| (i, format.message_tokens(counter, m)))
-            .collect();
-        let tokens = messages
-            .iter()
-            .fold(0usize, |sum, (_, t)| sum.saturating_add(*t));
-        if tokens > budget {
-            return Err(FitError::never_cut(tokens, budget));
-        }
-        messages
-    } else {
-        let strategy = if matches!(policy, LayerPolicy::Head) {
-            ChatStrategy::KeepFirst
-        } else {
-            ChatStrategy::KeepLast
-        };
-        let trimmed = ChatTrimmer::new(counter, budget)
-            .with_format(format)
-            .with_strategy(strategy)
-            .trim(history);
-        match trimmed {
-            Ok(trimmed) => trimmed
-                .elements()
-                .iter()
-                .map(|e| (e.seq, e.tokens))
-                .collect(),
-            Err(ChatTrimError::OverBudget { needed, .. }) => {
-                return Err(FitError::PinnedMessages {
-                    tokens: needed,
-                    budget,
-                    over: needed.saturating_sub(budget),
-                });
-            }
-            Err(other) => return Err(other.into()),
-        }
-    };
-    let tokens = kept
-        .iter()
-        .fold(0usize, |sum, (_, t)| sum.saturating_add(*t));
+    let kept = keep(history, budget, counter, format, policy)?;
+    let tokens = sum(&kept);
     let indices: Vec<usize> = kept.iter().map(|(i, _)| *i).collect();
     let text = render_chat(indices.iter().map(|&i| &history[i]));
     let messages = indices.iter().map(|&i| copy_message(&history[i])).collect();
@@ -377,7 +344,146 @@ pub fn fit_chat_messages<'a, M: ChatMessage>(
         layer: FittedLayer::whole(text, tokens).with_kept(indices.len(), total, "messages"),
         messages,
         indices,
+        edits: None,
     })
+}
+
+/// [`fit_chat_messages`] with context edits: the history's messages are copied,
+/// the copies edited by a [`ContextEditor`] with `budget` as its limit (old
+/// thinking, oversized and old tool results shed first, see
+/// [`chat::edit`](crate::chat::edit)), then whole messages dropped from the edited
+/// copies as [`fit_chat_messages`] drops them, with the counts the edits made
+/// ([`Precounted`]): each message's content is counted once.
+///
+/// The copies are what [`FittedMessages::messages`] holds anyway (a neutral
+/// [`Message`] of each kept message), so editing costs one copy of the messages
+/// that are then dropped, and nothing when the history fits: then no message is
+/// edited. Your history is left as it was; [`FittedMessages::edits`] says what was
+/// edited, by index in it. The layer's tokens are counted on the edited copies.
+///
+/// [`Edits::none()`] and [`LayerPolicy::Never`] (send the history whole or fail)
+/// are [`fit_chat_messages`]. A compaction the edits plan is not applied (no
+/// summarizer is called): the trimmer drops that span.
+///
+/// # Errors
+///
+/// As [`fit_chat_messages`].
+///
+/// ```
+/// use ctxbudget::assemble::{LayerPolicy, fit_chat_messages, fit_chat_messages_edited};
+/// use ctxbudget::chat::{ChatFormat, ToolCall, edit::Edits};
+/// use ctxbudget::Message;
+///
+/// let words = |t: &str| t.split_whitespace().count();
+/// let mut chat = vec![Message::user("Why does the test fail?")];
+/// for i in 0..6 {
+///     let id = format!("call_{i}");
+///     chat.push(Message::assistant("").with_tool_call(ToolCall::new(&id, "run_tests", "{}")));
+///     chat.push(Message::tool(&id, "FAILED test_parse ".repeat(40)));
+/// }
+/// let format = ChatFormat::openai();
+/// let dropped = fit_chat_messages(&chat, 400, &words, &format, &LayerPolicy::Tail)?;
+/// assert_eq!(dropped.indices, [0, 5, 6, 7, 8, 9, 10, 11, 12]); // the oldest 2 calls dropped
+///
+/// let edited = fit_chat_messages_edited(&chat, 400, &words, &format, &LayerPolicy::Tail, &Edits::default())?;
+/// assert_eq!(edited.layer.kept, 13); // every message: each result kept its head and tail
+/// assert!(edited.layer.tokens <= 400);
+/// assert!(edited.messages[2].content.contains("tokens cut"));
+/// assert_eq!(chat[2].content, "FAILED test_parse ".repeat(40)); // yours as it was
+/// assert_eq!(edited.edits.unwrap().totals.truncated, 6);
+/// # Ok::<(), ctxbudget::assemble::FitError>(())
+/// ```
+pub fn fit_chat_messages_edited<'a, M: ChatMessage>(
+    history: &'a [M],
+    budget: usize,
+    counter: &dyn TokenCounter,
+    format: &ChatFormat,
+    policy: &LayerPolicy,
+    edits: &Edits,
+) -> Result<FittedMessages<'a>, FitError> {
+    if edits.is_none() || matches!(policy, LayerPolicy::Never) {
+        return fit_chat_messages(history, budget, counter, format, policy);
+    }
+    let total = history.len();
+    let format = format.with_reply_priming(0);
+    let mut copies: Vec<Message> = history.iter().map(copy_message).collect();
+    let edited = ContextEditor::new(counter, budget)
+        .with_format(format)
+        .with_edits(edits.clone())
+        .edit(&mut copies);
+    let kept = keep(
+        &Precounted::wrap(&copies, edited.content_tokens()),
+        budget,
+        counter,
+        format,
+        policy,
+    )?;
+    let tokens = sum(&kept);
+    let indices: Vec<usize> = kept.iter().map(|(i, _)| *i).collect();
+    let text = render_chat(indices.iter().map(|&i| &copies[i]));
+    // The kept copies move out, in order; the dropped ones are freed.
+    let mut copies: Vec<Option<Message>> = copies.into_iter().map(Some).collect();
+    let messages = indices
+        .iter()
+        .filter_map(|&i| copies.get_mut(i).and_then(Option::take))
+        .collect();
+    Ok(FittedMessages {
+        layer: FittedLayer::whole(text, tokens).with_kept(indices.len(), total, "messages"),
+        messages,
+        indices,
+        edits: Some(edited.into_report()),
+    })
+}
+
+/// What the kept messages of a fit cost, together.
+fn sum(kept: &[(usize, usize)]) -> usize {
+    kept.iter()
+        .fold(0usize, |sum, (_, t)| sum.saturating_add(*t))
+}
+
+/// The messages of `history` that stay within `budget` as `policy` says (format
+/// without reply priming): each one's index and what it costs.
+fn keep<M: ChatMessage>(
+    history: &[M],
+    budget: usize,
+    counter: &dyn TokenCounter,
+    format: ChatFormat,
+    policy: &LayerPolicy,
+) -> Result<Vec<(usize, usize)>, FitError> {
+    if matches!(policy, LayerPolicy::Never) {
+        let messages: Vec<(usize, usize)> = history
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (i, format.message_tokens(counter, m)))
+            .collect();
+        let tokens = sum(&messages);
+        if tokens > budget {
+            return Err(FitError::never_cut(tokens, budget));
+        }
+        return Ok(messages);
+    }
+    let strategy = if matches!(policy, LayerPolicy::Head) {
+        ChatStrategy::KeepFirst
+    } else {
+        ChatStrategy::KeepLast
+    };
+    let trimmed = ChatTrimmer::new(counter, budget)
+        .with_format(format)
+        .with_strategy(strategy)
+        .trim(history);
+    match trimmed {
+        Ok(trimmed) => Ok(trimmed
+            .elements()
+            .iter()
+            .map(|e| (e.seq, e.tokens))
+            .collect()),
+        Err(ChatTrimError::OverBudget { needed, .. }) => Err(FitError::PinnedMessages {
+            tokens: needed,
+            budget,
+            over: needed.saturating_sub(budget),
+        }),
+        Err(other) => Err(other.into()),
+    }
 }
 
 #[cfg(test)]

@@ -4,8 +4,9 @@
 
 use std::borrow::Cow;
 
-use super::chat::{FittedMessages, fit_chat, fit_chat_messages};
+use super::chat::{FittedMessages, fit_chat, fit_chat_messages, fit_chat_messages_edited};
 use super::policy::{FitError, FittedLayer, LayerPolicy};
+use crate::chat::edit::Edits;
 use crate::chat::{ChatFormat, ChatMessage};
 use crate::count::TokenCounter;
 use crate::disclosure::{DisclosureError, disclose_within};
@@ -21,7 +22,7 @@ use crate::trim::{Keep, TrimOptions, trim_with};
 /// | --- | --- | --- |
 /// | `str`, `String`, `Cow<str>` | [`fit_text`] | head |
 /// | `[String]`, `Vec<String>`, `[&str]`, `Vec<&str>` | the texts joined by a blank line, then [`fit_text`]; counted in texts for head and tail | head |
-/// | `[M]`, `Vec<M>` for `M:` [`ChatMessage`] | [`fit_chat`]; as messages, [`fit_chat_messages`] | tail (latest messages) |
+/// | `[M]`, `Vec<M>` for `M:` [`ChatMessage`] | [`fit_chat`]; as messages, [`fit_chat_messages`] ([`fit_chat_messages_edited`] with edits) | tail (latest messages) |
 /// | [`RankedChunks`], `[RankedChunk]`, `Vec<RankedChunk>` | [`fit_ranked`] | best score first |
 /// | `Option<T>` | `None` is empty | `T`'s |
 /// | `&T`, `Box<T>` | `T` | `T`'s |
@@ -118,6 +119,29 @@ pub trait LayerContent {
         Err(FitError::custom(
             "the content is not a chat history: it cannot be sent as messages",
         ))
+    }
+
+    /// [`fit_messages`](Self::fit_messages) with context edits made before whole
+    /// messages are dropped ([`fit_chat_messages_edited`]); called instead of it when
+    /// the assembly asks for edits
+    /// ([`AssembleOptions::with_edits`](super::AssembleOptions::with_edits)).
+    /// Default: [`fit_messages`](Self::fit_messages), without edits — a chat
+    /// history of your own that can be edited overrides it, usually by calling
+    /// [`fit_chat_messages_edited`].
+    ///
+    /// # Errors
+    ///
+    /// As [`fit_chat_messages_edited`].
+    fn fit_messages_edited<'a>(
+        &'a self,
+        budget: usize,
+        counter: &dyn TokenCounter,
+        format: &ChatFormat,
+        policy: &LayerPolicy,
+        edits: &Edits,
+    ) -> Result<FittedMessages<'a>, FitError> {
+        let _ = edits;
+        self.fit_messages(budget, counter, format, policy)
     }
 }
 
@@ -371,6 +395,17 @@ macro_rules! chat_content {
             ) -> Result<FittedMessages<'a>, FitError> {
                 fit_chat_messages(&self[..], budget, counter, format, policy)
             }
+
+            fn fit_messages_edited<'a>(
+                &'a self,
+                budget: usize,
+                counter: &dyn TokenCounter,
+                format: &ChatFormat,
+                policy: &LayerPolicy,
+                edits: &Edits,
+            ) -> Result<FittedMessages<'a>, FitError> {
+                fit_chat_messages_edited(&self[..], budget, counter, format, policy, edits)
+            }
         }
     )*};
 }
@@ -412,6 +447,20 @@ impl<T: LayerContent> LayerContent for Option<T> {
             None => Ok(FittedMessages::empty(0)),
         }
     }
+
+    fn fit_messages_edited<'a>(
+        &'a self,
+        budget: usize,
+        counter: &dyn TokenCounter,
+        format: &ChatFormat,
+        policy: &LayerPolicy,
+        edits: &Edits,
+    ) -> Result<FittedMessages<'a>, FitError> {
+        match self {
+            Some(content) => content.fit_messages_edited(budget, counter, format, policy, edits),
+            None => Ok(FittedMessages::empty(0)),
+        }
+    }
 }
 
 macro_rules! forward_content {
@@ -442,6 +491,17 @@ macro_rules! forward_content {
                 policy: &LayerPolicy,
             ) -> Result<FittedMessages<'a>, FitError> {
                 (**self).fit_messages(budget, counter, format, policy)
+            }
+
+            fn fit_messages_edited<'a>(
+                &'a self,
+                budget: usize,
+                counter: &dyn TokenCounter,
+                format: &ChatFormat,
+                policy: &LayerPolicy,
+                edits: &Edits,
+            ) -> Result<FittedMessages<'a>, FitError> {
+                (**self).fit_messages_edited(budget, counter, format, policy, edits)
             }
         }
     )*};

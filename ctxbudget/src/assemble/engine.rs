@@ -16,6 +16,7 @@ use super::options::LayerRole;
 use super::plan::{Plan, Row};
 use super::policy::{AssembleError, FitError, FittedLayer, ROUNDS};
 use super::share::{Measured, Member, share};
+use crate::chat::edit::{EditReport, Edits};
 use crate::chat::{ChatFormat, ChatTrimError, Message, Role};
 use crate::count::TokenCounter;
 
@@ -58,18 +59,20 @@ pub(super) fn assemble_text<'a>(
     separator: &str,
     counter: &dyn TokenCounter,
 ) -> Result<Assembled<'a, (), String>, AssembleError> {
-    let mut engine = Engine::new(plan, separator, counter, Form::Text);
+    let mut engine = Engine::new(plan, separator, counter, Form::Text, None);
     engine.run(Engine::verify_text)
 }
 
-/// Assembles `plan` as messages counted in `format`.
+/// Assembles `plan` as messages counted in `format`, the chat histories edited as
+/// `edits` say before they drop messages.
 pub(super) fn assemble_messages<'a>(
     plan: Plan<'a>,
     separator: &str,
     counter: &dyn TokenCounter,
     format: ChatFormat,
+    edits: Option<&Edits>,
 ) -> Result<Assembled<'a, (), PromptMessages>, AssembleError> {
-    let mut engine = Engine::new(plan, separator, counter, Form::Messages(format));
+    let mut engine = Engine::new(plan, separator, counter, Form::Messages(format), edits);
     engine.run(Engine::verify_messages)
 }
 
@@ -85,6 +88,8 @@ struct Slot<'a> {
 struct Fitted<'a> {
     layer: FittedLayer<'a>,
     chat: Option<(Vec<Message>, Vec<usize>)>,
+    /// What context edits did to a chat history sent as messages.
+    edits: Option<EditReport>,
 }
 
 impl Measured for Fitted<'_> {
@@ -98,6 +103,7 @@ impl Measured for Fitted<'_> {
         Fitted {
             layer: FittedLayer::empty(),
             chat: None,
+            edits: None,
         }
     }
 }
@@ -139,10 +145,18 @@ struct Engine<'a, 'e> {
     frames: [usize; 2],
     /// Tokens kept from the growing layers because a join was over the limit.
     withheld: usize,
+    /// The context edits of the chat histories of a messages prompt.
+    edits: Option<&'e Edits>,
 }
 
 impl<'a, 'e> Engine<'a, 'e> {
-    fn new(plan: Plan<'a>, separator: &'e str, counter: &'e dyn TokenCounter, form: Form) -> Self {
+    fn new(
+        plan: Plan<'a>,
+        separator: &'e str,
+        counter: &'e dyn TokenCounter,
+        form: Form,
+        edits: Option<&'e Edits>,
+    ) -> Self {
         let slots: Vec<Slot<'a>> = plan
             .rows
             .into_iter()
@@ -170,6 +184,7 @@ impl<'a, 'e> Engine<'a, 'e> {
             form,
             frames,
             withheld: 0,
+            edits,
         }
     }
 
@@ -413,6 +428,7 @@ impl<'a, 'e> Engine<'a, 'e> {
                     grow: slot.row.grow,
                     role: slot.row.role,
                     fitted: fit.fitted.layer,
+                    edits: fit.fitted.edits,
                 }
             })
             .collect();
@@ -564,17 +580,23 @@ impl<'a, 'e> Engine<'a, 'e> {
         let row = &self.slots[i].row;
         let fitted = match (self.form, row.role) {
             (Form::Messages(format), Some(LayerRole::History)) => {
-                let out = row
-                    .content
-                    .fit_messages(budget, self.counter, &format, &row.policy)?;
+                let (content, counter, policy) = (row.content, self.counter, &row.policy);
+                let out = match self.edits {
+                    Some(edits) => {
+                        content.fit_messages_edited(budget, counter, &format, policy, edits)?
+                    }
+                    None => content.fit_messages(budget, counter, &format, policy)?,
+                };
                 Fitted {
                     layer: out.layer,
                     chat: Some((out.messages, out.indices)),
+                    edits: out.edits,
                 }
             }
             _ => Fitted {
                 layer: row.content.fit(budget, self.counter, &row.policy)?,
                 chat: None,
+                edits: None,
             },
         };
         if fitted.layer.tokens > budget {

@@ -64,6 +64,13 @@
 //! not on a joined string. A chat history's layer pays its messages' per-message
 //! tokens; the system and user messages' framing and the reply priming are overhead.
 //!
+//! A chat history over its budget drops whole messages, oldest first (the latest for
+//! [`LayerPolicy::Head`]). With [`AssembleOptions::with_edits`] it sheds the bulk of
+//! old tool output first ([context editing](crate::chat::edit), with the layer's
+//! budget as the limit: long results keep their head and tail, old ones are
+//! cleared), and drops messages only if that was not enough; the layer's report,
+//! [`AssembledLayer::edits`], says what was edited. Off by default.
+//!
 //! # The report adds up
 //!
 //! An [`Assembled`] prompt says, per layer, its reservation, the budget it was
@@ -173,7 +180,9 @@ pub(crate) mod run;
 mod share;
 
 pub use assembled::{Assembled, AssembledLayer, MessageSource, PromptMessages};
-pub use chat::{FittedMessages, fit_chat, fit_chat_messages, render_chat};
+pub use chat::{
+    FittedMessages, fit_chat, fit_chat_messages, fit_chat_messages_edited, render_chat,
+};
 pub use content::{LayerContent, fit_ranked, fit_text};
 pub use options::{AssembleOptions, LayerInput, LayerRole};
 pub use policy::{AssembleError, FitError, FittedLayer, LayerPolicy};

@@ -4,19 +4,23 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 
 use super::content::LayerContent;
 use super::policy::LayerPolicy;
 use crate::chat::ChatFormat;
+use crate::chat::edit::Edits;
 #[cfg(feature = "tiktoken")]
 use crate::models::{ApiFormat, Model};
 
 /// How to assemble: for which window, with which output reservation, and for a
-/// messages prompt, with which chat format.
+/// messages prompt, with which chat format and which context edits of the chat
+/// histories.
 ///
 /// The default is the context's own window (`#[context(total = N, output = N)]`, or
-/// the `total` and the `output` layer of a [`ContextBudget`](crate::ContextBudget))
-/// and OpenAI's chat format.
+/// the `total` and the `output` layer of a [`ContextBudget`](crate::ContextBudget)),
+/// OpenAI's chat format, and no edits: a chat history over its budget drops whole
+/// messages. [`with_edits`](Self::with_edits) sheds old tool output first.
 ///
 /// [`for_window`](Self::for_window) assembles the same context for another window,
 /// chosen at run time (the model the request goes to): layers that reserve a
@@ -37,6 +41,7 @@ pub struct AssembleOptions {
     window: Option<(usize, usize)>,
     format: ChatFormat,
     separator: Option<Cow<'static, str>>,
+    edits: ChatEdits,
 }
 
 impl AssembleOptions {
@@ -129,6 +134,72 @@ impl AssembleOptions {
         self
     }
 
+    /// Edits the messages of every chat-history layer of a messages prompt as
+    /// `edits` say before the layer drops whole messages: old thinking, oversized
+    /// and old tool results are shed first ([context editing](crate::chat::edit)),
+    /// with the layer's budget as the limit. [`Edits::none()`] (the default) keeps
+    /// today's behaviour: the layer only drops whole messages, and its result is
+    /// the same as without this option.
+    ///
+    /// The history is borrowed, so the edits are made on copies: with edits on,
+    /// the layer copies its whole history once per fit (without them, only the kept
+    /// messages), edits the copies, and drops from them with the counts the edits
+    /// made, so no message is counted twice. The prompt's messages are those edited
+    /// copies; your history is left as it was, and
+    /// [`AssembledLayer::edits`](super::AssembledLayer::edits) says what was edited,
+    /// by index in your history.
+    ///
+    /// A layer whose policy is [`LayerPolicy::Never`] is never edited (it is sent
+    /// whole or not at all), nor is a chat history rendered into a string prompt,
+    /// which ignores this option. No summarizer is called: when the edits are not
+    /// enough, the layer drops whole messages, oldest first, as without them.
+    ///
+    /// ```
+    /// use ctxbudget::assemble::{AssembleOptions, LayerInput};
+    /// use ctxbudget::chat::{ToolCall, edit::Edits};
+    /// use ctxbudget::{ContextBudget, Message};
+    ///
+    /// let words = |t: &str| t.split_whitespace().count();
+    /// let mut history = vec![Message::user("Find why the build fails.")];
+    /// for i in 0..10 {
+    ///     let id = format!("call_{i}");
+    ///     history.push(Message::assistant("").with_tool_call(ToolCall::new(&id, "run_build", "{}")));
+    ///     history.push(Message::tool(&id, "error: linker failed ".repeat(50)));
+    /// }
+    /// let budget = ContextBudget::new(2_000, [("history", 1_000), ("question", 100), ("output", 500)])?;
+    /// let layers = [
+    ///     LayerInput::new("history", &history),
+    ///     LayerInput::new("question", &"What is the cause?"),
+    /// ];
+    ///
+    /// // Dropping whole messages loses the four oldest calls and their results.
+    /// let dropped = budget.assemble_messages(&layers, &words, &AssembleOptions::new())?;
+    /// assert_eq!(dropped.layer("history").unwrap().dropped(), 8);
+    ///
+    /// // With edits, long results keep their head and tail, the oldest are cleared,
+    /// // and every message stays.
+    /// let options = AssembleOptions::new().with_edits(Edits::default());
+    /// let edited = budget.assemble_messages(&layers, &words, &options)?;
+    /// let layer = edited.layer("history").unwrap();
+    /// assert_eq!(layer.dropped(), 0);
+    /// assert_eq!(edited.prompt.messages[0].content, "Find why the build fails.");
+    /// let totals = layer.edits.as_ref().unwrap().totals;
+    /// assert_eq!((totals.truncated, totals.cleared_tool_uses), (6, 4));
+    /// assert!(edited.tokens <= edited.limit);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn with_edits(mut self, edits: Edits) -> Self {
+        self.edits = ChatEdits((!edits.is_none()).then_some(edits));
+        self
+    }
+
+    /// The context edits of the chat histories, or `None` when they only drop
+    /// whole messages.
+    pub fn edits(&self) -> Option<&Edits> {
+        self.edits.0.as_ref()
+    }
+
     /// The window and output reservation asked for, or `None` for the context's own.
     pub fn window(&self) -> Option<(usize, usize)> {
         self.window
@@ -142,6 +213,32 @@ impl AssembleOptions {
     /// The separator asked for, or `None` for the context's own.
     pub fn separator(&self) -> Option<&str> {
         self.separator.as_deref()
+    }
+}
+
+/// The edits of [`AssembleOptions`], compared and hashed as they print: [`Edits`]
+/// holds shares as `f64`, which are neither `Eq` nor `Hash`, and its `Debug` names
+/// every field, a share that is NaN equal to itself.
+#[derive(Debug, Clone, Default)]
+struct ChatEdits(Option<Edits>);
+
+impl ChatEdits {
+    fn key(&self) -> Option<String> {
+        self.0.as_ref().map(|edits| format!("{edits:?}"))
+    }
+}
+
+impl PartialEq for ChatEdits {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for ChatEdits {}
+
+impl Hash for ChatEdits {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.key().hash(state);
     }
 }
 

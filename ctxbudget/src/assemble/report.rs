@@ -15,10 +15,11 @@ impl AssembledLayer<'_> {
         }
     }
 
-    /// What of its content was kept, with units: `kept 3 of 10 messages, 7 dropped`.
+    /// What of its content was kept, with units: `kept 3 of 10 messages, 7 dropped`,
+    /// and what context edits saved, when they edited something.
     fn kept(&self) -> String {
         let fitted = &self.fitted;
-        if fitted.total == 0 {
+        let kept = if fitted.total == 0 {
             "empty".to_owned()
         } else if fitted.cut() {
             format!(
@@ -30,6 +31,16 @@ impl AssembledLayer<'_> {
             )
         } else {
             format!("all {} {}", fitted.total, fitted.unit)
+        };
+        match self.edits.as_ref().filter(|e| e.edited()) {
+            Some(edits) => {
+                let t = &edits.totals;
+                format!(
+                    "{kept}; edits saved {}: {} tool results cleared, {} truncated, thinking dropped in {}",
+                    t.saved_tokens, t.cleared_tool_uses, t.truncated, t.thinking_dropped
+                )
+            }
+            None => kept,
         }
     }
 }
@@ -172,6 +183,7 @@ mod json {
 
     use super::{Assembled, AssembledLayer};
     use crate::assemble::options::LayerRole;
+    use crate::chat::edit::EditTotals;
 
     /// One layer's entry.
     #[derive(serde::Serialize)]
@@ -185,6 +197,8 @@ mod json {
         policy: &'static str,
         grow: Option<u32>,
         role: Option<&'static str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        edits: Option<EditTotals>,
     }
 
     impl Entry {
@@ -199,6 +213,7 @@ mod json {
                 policy: layer.policy.name(),
                 grow: layer.grow,
                 role: layer.role.map(LayerRole::as_str),
+                edits: layer.edits.as_ref().map(|e| e.totals),
             }
         }
     }
@@ -255,7 +270,10 @@ mod json {
         ///   `reservation` in this window, the budget it was `granted`, the `tokens`
         ///   it used, how many of its units were `kept` and `dropped` and the
         ///   `unit`, its `policy`, its `grow` priority (or `null`) and, for a messages
-        ///   prompt, its `role` (or `null`).
+        ///   prompt, its `role` (or `null`); for a chat history assembled with
+        ///   [edits](crate::assemble::AssembleOptions::with_edits), their totals under
+        ///   `edits` (`cleared_tool_uses`, `cleared_input_tokens`, `truncated`,
+        ///   `thinking_dropped`, `summarized`, `saved_tokens`), left out without.
         ///
         /// The shape may change before 1.0.
         ///

@@ -140,7 +140,9 @@ where
         counter,
         options,
         true,
-        |plan, separator, counter| assemble_messages(plan, separator, counter, format),
+        |plan, separator, counter| {
+            assemble_messages(plan, separator, counter, format, options.edits())
+        },
     )
 }
 
@@ -296,7 +298,9 @@ impl ContextBudget {
             counter,
             options,
             true,
-            |plan, separator, counter| assemble_messages(plan, separator, counter, format),
+            |plan, separator, counter| {
+                assemble_messages(plan, separator, counter, format, options.edits())
+            },
         )
     }
 }
