@@ -5,6 +5,7 @@
 use std::cell::Cell;
 use std::collections::HashSet;
 
+use ctxbudget::request::anthropic::AnthropicMessage;
 use ctxbudget::{
     CharEstimate, ChatTrimmer, Message, TokenCounter,
     chat::{
@@ -1376,4 +1377,289 @@ fn a_cut_may_land_inside_an_earlier_finished_loop() {
     // The earlier loop's second step leads, without thinking.
     assert_eq!(messages[0], call(&["a1"], false));
     wire::validate(messages, true).unwrap();
+}
+
+// ---------------------------------------------------------------------------
+// Any Anthropic session, with and without extended thinking
+// ---------------------------------------------------------------------------
+
+#[derive(Debug, Clone)]
+enum WireOp {
+    /// A question of this length.
+    Ask(usize),
+    /// A step of a tool-use loop: calls with results of these lengths, answered in
+    /// one user message, followed there by a question of this length when `Some`
+    /// (as LangChain writes it); the step starts with thinking when it is the first
+    /// of its turn and thinking is on, or when `thinks` (interleaved thinking).
+    Step(Vec<usize>, Option<usize>, bool),
+    /// A final answer of this length.
+    Answer(usize, bool),
+    Prepare,
+    /// A hook that removes these positions (modulo the prompt's length), but never
+    /// the latest question: a caller that removes it gives its turn to the one
+    /// before, which the session cannot check.
+    Hook(Vec<usize>),
+    Summarize(usize),
+    /// A new limit, as a fraction of the first.
+    Limit(f64),
+}
+
+fn wire_op() -> impl Strategy<Value = WireOp> {
+    prop_oneof![
+        3 => (1usize..200).prop_map(WireOp::Ask),
+        6 => (
+            prop::collection::vec(0usize..500, 1..4),
+            prop::option::weighted(0.3, 1usize..150),
+            prop::bool::weighted(0.2),
+        )
+            .prop_map(|(lens, question, thinks)| WireOp::Step(lens, question, thinks)),
+        2 => (1usize..200, prop::bool::weighted(0.2)).prop_map(|(n, t)| WireOp::Answer(n, t)),
+        5 => Just(WireOp::Prepare),
+        1 => prop::collection::vec(0usize..64, 1..3).prop_map(WireOp::Hook),
+        1 => (1usize..200).prop_map(WireOp::Summarize),
+        1 => (0.3f64..1.5).prop_map(WireOp::Limit),
+    ]
+}
+
+type WireSession<'c> = ChatSession<AnthropicMessage, &'c dyn TokenCounter>;
+
+/// Where the latest question sits in the session (the summary, a user message
+/// too, counts as one on the wire, but it is not the session's to carry).
+fn latest_question(session: &WireSession<'_>) -> Option<usize> {
+    let summary = session.summary();
+    let is_summary = |m: &AnthropicMessage| summary.is_some_and(|s| std::ptr::eq(m, s));
+    session
+        .messages()
+        .iter()
+        .rposition(|m| m.role() == Role::User && m.carries_user_content() && !is_summary(m))
+}
+
+/// Whether the next assistant message opens its turn: no assistant message since
+/// the last message that asks something (the summary included, as on the wire).
+fn opens_turn(session: &WireSession<'_>) -> bool {
+    session
+        .messages()
+        .iter()
+        .rev()
+        .take_while(|m| !(m.role() == Role::User && m.carries_user_content()))
+        .all(|m| m.role() != Role::Assistant)
+}
+
+/// Pushes a step and its results; takes the step back when the results are refused.
+fn push_step(
+    session: &mut WireSession<'_>,
+    lens: &[usize],
+    question: Option<&str>,
+    thinks: bool,
+    next_id: &mut usize,
+) -> Result<(), TestCaseError> {
+    let ids: Vec<String> = lens
+        .iter()
+        .map(|_| {
+            *next_id += 1;
+            format!("toolu_{next_id}")
+        })
+        .collect();
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let before = session.clone();
+    if session.push(wire::call(&refs, thinks)).is_err() {
+        prop_assert_eq!(session.messages(), before.messages());
+        return Ok(());
+    }
+    let len = lens.iter().copied().max().unwrap_or(0);
+    if session.push(wire::results(&refs, len, question)).is_err() {
+        prop_assert!(session.pop().is_some());
+        prop_assert_eq!(session.messages(), before.messages());
+        prop_assert!(session.pending_calls().is_empty());
+    }
+    Ok(())
+}
+
+/// What a `ToolLoopDoesNotFit` must be true of: the turn after the latest question
+/// (or the whole prompt, when none is left) starts with thinking, and with what is
+/// kept it is over the limit.
+fn loop_is_real(session: &WireSession<'_>, needed: usize) -> Result<(), TestCaseError> {
+    let messages = session.messages();
+    let asks = |m: &AnthropicMessage| m.role() == Role::User && m.carries_user_content();
+    let start = messages.iter().rposition(asks).map_or(0, |q| q + 1);
+    let turn = &messages[start..];
+    prop_assert!(turn.first().is_some_and(ChatMessage::starts_with_thinking));
+    let format = ChatFormat::anthropic();
+    prop_assert!(needed >= format.count_messages(&CharEstimate, turn));
+    prop_assert!(needed > session.limit());
+    Ok(())
+}
+
+#[allow(clippy::too_many_lines)]
+fn run_wire_ops(
+    ops: &[WireOp],
+    limit: usize,
+    policy: CutPolicy,
+    keep_user: bool,
+    start_on_user: bool,
+    thinking: bool,
+) -> Result<(), TestCaseError> {
+    let calls = Cell::new(0usize);
+    let counting = |text: &str| {
+        calls.set(calls.get() + 1);
+        CharEstimate.count(text)
+    };
+    let counter: &dyn TokenCounter = &counting;
+    let mut session: WireSession<'_> = ChatSession::new(counter, limit)
+        .with_format(ChatFormat::anthropic())
+        .with_policy(policy)
+        .with_keep_latest_user(keep_user)
+        .with_start_on_user(start_on_user);
+    let mut checker = Checker::new(limit, ChatFormat::anthropic());
+    let mut next_id = 0usize;
+    let mut untouched = true;
+    // Every session opens with a question.
+    session.push(wire::ask("Look at the repository.")).unwrap();
+    for (i, op) in ops.iter().enumerate() {
+        let before = session.clone();
+        let question = latest_question(&session).map(|q| session.messages()[q].clone());
+        let thinks = |extra: bool| thinking && (extra || opens_turn(&session));
+        let mut prepared = None;
+        match op {
+            WireOp::Ask(len) => {
+                if session.push(wire::ask(&text(*len, i))).is_err() {
+                    prop_assert_eq!(session.messages(), before.messages());
+                }
+            }
+            WireOp::Step(lens, asks, extra) => {
+                let asks = asks.map(|len| text(len, i));
+                let thinks = thinks(*extra);
+                push_step(&mut session, lens, asks.as_deref(), thinks, &mut next_id)?;
+            }
+            WireOp::Answer(len, extra) => {
+                let answer = wire::answer(&text(*len, i), thinks(*extra));
+                if session.push(answer).is_err() {
+                    prop_assert_eq!(session.messages(), before.messages());
+                }
+            }
+            WireOp::Prepare => {
+                let calls_before = calls.get();
+                prepared = Some(session.prepare().map(|p| {
+                    let ok = checker.prepared(&p, untouched);
+                    (ok, p.messages().to_vec())
+                }));
+                // Preparing counts nothing: every cost was counted at its push.
+                prop_assert_eq!(calls.get(), calls_before);
+            }
+            WireOp::Hook(positions) => {
+                let keep: Vec<usize> = match latest_question(&session) {
+                    Some(q) if session.messages()[q].tool_result_ids().next().is_some() => {
+                        vec![q - 1, q]
+                    }
+                    Some(q) => vec![q],
+                    None => Vec::new(),
+                };
+                let calls_before = calls.get();
+                prepared = Some(
+                    session
+                        .prepare_with(|ctx| {
+                            let n = ctx.elements().len().max(1);
+                            let remove: Vec<usize> = positions
+                                .iter()
+                                .map(|p| p % n)
+                                .filter(|p| !keep.contains(p))
+                                .collect();
+                            ctx.remove(remove);
+                        })
+                        .map(|p| {
+                            let ok = checker.prepared(&p, false);
+                            (ok, p.messages().to_vec())
+                        }),
+                );
+                prop_assert_eq!(calls.get(), calls_before);
+            }
+            WireOp::Summarize(len) => {
+                let result = session.prepare_summarizing(|input| {
+                    Some(wire::ask(&format!(
+                        "[{} dropped] {}",
+                        input.dropped().len(),
+                        text(*len, i)
+                    )))
+                });
+                match result {
+                    Err(SessionError::SummaryTooLarge { .. }) => {
+                        prop_assert_eq!(session.messages(), before.messages());
+                    }
+                    other => {
+                        prepared = Some(other.map(|p| {
+                            let ok = checker.prepared(&p, untouched);
+                            (ok, p.messages().to_vec())
+                        }));
+                    }
+                }
+            }
+            WireOp::Limit(fraction) => {
+                #[allow(
+                    clippy::cast_possible_truncation,
+                    clippy::cast_sign_loss,
+                    clippy::cast_precision_loss
+                )]
+                let new = (limit as f64 * fraction) as usize;
+                if session.set_limit(new).is_ok() {
+                    checker.limit = new;
+                } else {
+                    prop_assert_eq!(session.limit(), before.limit());
+                }
+            }
+        }
+        match prepared {
+            None => {}
+            Some(Ok((ok, messages))) => {
+                ok?;
+                untouched = true;
+                if messages.is_empty() {
+                    // Only a hook can remove every message.
+                    prop_assert!(matches!(op, WireOp::Hook(_)) || before.is_empty());
+                    continue;
+                }
+                if let Err(e) = wire::validate(&messages, thinking) {
+                    prop_assert!(false, "op {i}: {e}\n{messages:#?}");
+                }
+                // The latest question is in every prompt, unless the session may drop
+                // it.
+                if let (true, Some(question)) = (keep_user, &question) {
+                    prop_assert!(messages.contains(question), "op {i}: the question left");
+                }
+            }
+            Some(Err(SessionError::ToolLoopDoesNotFit { needed, .. })) => {
+                prop_assert!(thinking);
+                prop_assert_eq!(session.messages(), before.messages());
+                loop_is_real(&session, needed)?;
+            }
+            Some(Err(err)) => prop_assert!(false, "op {i}: {err}"),
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Any session of Anthropic messages (questions alone or beside tool results,
+    /// loops that start with thinking, summaries, hooks, new limits): every prompt
+    /// is a request Anthropic takes, with thinking on or off, the latest question
+    /// stays, preparing counts nothing, and a loop that does not fit is said so.
+    #[test]
+    fn any_anthropic_session_gives_requests_anthropic_takes(
+        ops in prop::collection::vec(wire_op(), 0..80),
+        limit in 150usize..2_000,
+        low_water in 0.0f64..1.0,
+        grid in 0.0f64..0.5,
+        minimal in any::<bool>(),
+        keep_user in any::<bool>(),
+        start_on_user in any::<bool>(),
+        thinking in any::<bool>(),
+    ) {
+        let policy = if minimal {
+            CutPolicy::minimal_fit()
+        } else {
+            CutPolicy::cache_stable().with_low_water(low_water).with_grid(grid)
+        };
+        run_wire_ops(&ops, limit, policy, keep_user, start_on_user, thinking)?;
+    }
 }
