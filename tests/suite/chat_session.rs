@@ -5,6 +5,7 @@
 use std::cell::Cell;
 use std::collections::HashSet;
 
+use ctxbudget::request::anthropic::AnthropicMessage;
 use ctxbudget::{
     CharEstimate, ChatTrimmer, Message, TokenCounter,
     chat::{
@@ -711,6 +712,14 @@ fn session_error_messages_are_one_sentence_of_what_and_one_of_how() {
             priming: 3,
             limit: 2,
         },
+        SessionError::ToolLoopDoesNotFit {
+            needed: 1_234_567,
+            limit: 1_100_000,
+        },
+        SessionError::ToolLoopDoesNotFit {
+            needed: usize::MAX,
+            limit: 1_100_000,
+        },
     ];
     for err in errors {
         let message = err.to_string();
@@ -761,27 +770,36 @@ fn text(len: usize, salt: usize) -> String {
 
 /// Checks what a session must always be: it fits once prepared, never orphans, and
 /// reports a stable prefix that is what the previous prompt had.
-struct Checker {
-    previous: Option<Vec<Block>>,
+struct Checker<M> {
+    previous: Option<Vec<M>>,
     limit: usize,
+    format: ChatFormat,
 }
 
-impl Checker {
+impl<M: ChatMessage + Clone + PartialEq + std::fmt::Debug> Checker<M> {
+    fn new(limit: usize, format: ChatFormat) -> Self {
+        Self {
+            previous: None,
+            limit,
+            format,
+        }
+    }
+
     fn prepared(
         &mut self,
-        prompt: &ctxbudget::chat::Prepared<'_, Block>,
+        prompt: &ctxbudget::chat::Prepared<'_, M>,
         untouched: bool,
     ) -> Result<(), TestCaseError> {
         let messages = prompt.messages();
         prop_assert!(prompt.tokens() <= self.limit);
         prop_assert_eq!(
             prompt.tokens(),
-            ChatFormat::openai().count_messages(&CharEstimate, messages)
+            self.format.count_messages(&CharEstimate, messages)
         );
         let costs: Vec<usize> = prompt.message_tokens().collect();
         let counted: Vec<usize> = messages
             .iter()
-            .map(|m| ChatFormat::openai().message_tokens(&CharEstimate, m))
+            .map(|m| self.format.message_tokens(&CharEstimate, m))
             .collect();
         prop_assert_eq!(costs, counted);
         assert_paired(messages);
@@ -871,10 +889,7 @@ fn run_ops(
     let mut session = ChatSession::new(CharEstimate, limit)
         .with_policy(policy)
         .with_keep_latest_user(keep_user);
-    let mut checker = Checker {
-        previous: None,
-        limit,
-    };
+    let mut checker = Checker::new(limit, ChatFormat::openai());
     let mut next_id = 0usize;
     let mut systems = 0usize;
     // Whether anything but appends happened since the last prepare.
@@ -989,8 +1004,9 @@ proptest! {
 }
 
 /// Plays a shipped provider session into a `ChatSession` of the wire format's own
-/// messages, a turn at a time, and checks every prepared prompt as a request body:
-/// it validates (no orphan, no split parallel call), fits, and while the cut stays,
+/// messages, and checks the prompt prepared after every message that leaves no call
+/// waiting (mid-loop too) as a request body: it validates (no orphan, no split
+/// parallel call, a loop that keeps its thinking), fits, and while the cut stays,
 /// begins with the previous prompt.
 fn play_wire_session<M>(
     body: &str,
@@ -1010,11 +1026,10 @@ where
     let mut previous: Vec<M> = Vec::new();
     let mut cuts = 0;
     for (i, message) in messages.into_iter().enumerate() {
-        let turn_ends = message.role() == Role::Assistant && message.tool_calls().next().is_none();
         session
             .push(message)
             .unwrap_or_else(|e| panic!("message {i}: {e}"));
-        if !turn_ends {
+        if !session.pending_calls().is_empty() {
             continue;
         }
         let prompt = session.prepare().unwrap();
@@ -1067,20 +1082,584 @@ fn provider_messages_play_in_a_session_and_every_prompt_is_a_valid_request() {
     let full = ctxbudget::request::RequestFitter::new(ctxbudget::Tiktoken::o200k_base())
         .count(&request)
         .tokens;
-    let cuts = play_wire_session(
-        &anthropic,
-        |json| {
-            // The session may still cut into a tool-use loop after its thinking step,
-            // which `validate` refuses with thinking enabled (issue 16, item 10): the
-            // prompts are checked with thinking off until the session keeps the loop.
-            let mut r = MessagesRequest::from_json(json).map_err(|e| e.to_string())?;
-            r.extra.remove("thinking");
-            r.validate().map_err(|e| e.to_string())
-        },
-        request.messages().to_vec(),
-        request.chat_format(),
-        full / 3,
-        true,
-    );
-    assert!(cuts > 0, "a third of the session's tokens cuts it");
+    // At a fifth, the cut moves inside tool-use loops; it used to land after their
+    // thinking step (issue 16.10).
+    for share in [3, 5] {
+        let cuts = play_wire_session(
+            &anthropic,
+            |json| {
+                // Thinking is on in this body: a prompt whose tool-use loop lost its
+                // thinking step is refused.
+                let r = MessagesRequest::from_json(json).map_err(|e| e.to_string())?;
+                r.validate().map_err(|e| e.to_string())
+            },
+            request.messages().to_vec(),
+            request.chat_format(),
+            full / share,
+            true,
+        );
+        assert!(cuts > 0, "1/{share} of the session's tokens cuts it");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Anthropic: the latest question beside tool results, and thinking loops
+// ---------------------------------------------------------------------------
+
+mod wire {
+    //! Anthropic messages as a client writes them, and the check that a prompt is a
+    //! request Anthropic takes.
+
+    use ctxbudget::chat::{ChatMessage, Role};
+    use ctxbudget::request::WireRequest;
+    use ctxbudget::request::anthropic::{AnthropicMessage, MessagesRequest};
+    use serde_json::{Value, json};
+
+    fn message(value: Value) -> AnthropicMessage {
+        serde_json::from_value(value).unwrap()
+    }
+
+    /// A question of `len` characters or more.
+    pub fn ask(text: &str) -> AnthropicMessage {
+        message(json!({"role": "user", "content": text}))
+    }
+
+    /// A step of a tool-use loop: calls with these ids, after a thinking block when
+    /// `thinking`.
+    pub fn call(ids: &[&str], thinking: bool) -> AnthropicMessage {
+        let mut blocks = Vec::new();
+        if thinking {
+            blocks.push(json!({
+                "type": "thinking",
+                "thinking": "I should look at the files first.",
+                "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"
+            }));
+        }
+        for id in ids {
+            blocks.push(json!({"type": "tool_use", "id": id, "name": "read", "input": {}}));
+        }
+        message(json!({"role": "assistant", "content": blocks}))
+    }
+
+    /// The results of the calls `ids`, each `len` characters, followed by `question`
+    /// in the same user message when there is one (as LangChain writes them).
+    pub fn results(ids: &[&str], len: usize, question: Option<&str>) -> AnthropicMessage {
+        let mut blocks: Vec<Value> = ids
+            .iter()
+            .map(|id| json!({"type": "tool_result", "tool_use_id": id, "content": "r".repeat(len)}))
+            .collect();
+        if let Some(question) = question {
+            blocks.push(json!({"type": "text", "text": question}));
+        }
+        message(json!({"role": "user", "content": blocks}))
+    }
+
+    /// A final answer, after a thinking block when `thinking`.
+    pub fn answer(text: &str, thinking: bool) -> AnthropicMessage {
+        let mut blocks = Vec::new();
+        if thinking {
+            blocks.push(json!({"type": "thinking", "thinking": "Done.", "signature": "c2ln"}));
+        }
+        blocks.push(json!({"type": "text", "text": text}));
+        message(json!({"role": "assistant", "content": blocks}))
+    }
+
+    /// Whether `prompt` holds a message whose text contains `text`.
+    pub fn holds(prompt: &[AnthropicMessage], text: &str) -> bool {
+        prompt.iter().any(|m| m.text().contains(text))
+    }
+
+    /// Checks `prompt` as the messages of an Anthropic request, with extended thinking
+    /// on when `thinking`. A prompt that starts with an assistant message (the session's cut may
+    /// land there unless `with_start_on_user`) gets a user message in front, as a
+    /// client sending it to Anthropic would add: the check then sees every message
+    /// of the prompt as one turn, whose tool-use loop must start with thinking.
+    pub fn validate(prompt: &[AnthropicMessage], thinking: bool) -> Result<(), String> {
+        let mut messages = prompt.to_vec();
+        if messages
+            .first()
+            .is_some_and(|m| m.role() == Role::Assistant)
+        {
+            messages.insert(0, ask("(earlier messages were dropped)"));
+        }
+        let mut body = json!({
+            "model": "claude-sonnet-4-5",
+            "max_tokens": 16000,
+            "tools": [{"name": "read", "input_schema": {"type": "object"}}],
+            "messages": messages,
+        });
+        if thinking {
+            body["thinking"] = json!({"type": "enabled", "budget_tokens": 8000});
+        }
+        let request = MessagesRequest::from_json(&body.to_string()).map_err(|e| e.to_string())?;
+        request.validate().map_err(|e| e.to_string())
+    }
+}
+
+/// LangChain's Anthropic serializer (and any client that answers tool results and asks
+/// the next question in one turn) writes one user message of `tool_result` blocks and
+/// text. That message is the latest user message: it stays in every prompt, carried
+/// with the call its results answer (issue 16.9). The session carried the last
+/// results-free user message instead, and its cut dropped the question.
+#[test]
+fn a_question_beside_tool_results_is_the_latest_user_message_and_stays() {
+    use wire::{answer, ask, call, holds, results};
+
+    for start_on_user in [false, true] {
+        let mut session = ChatSession::new(CharEstimate, 400)
+            .with_format(ChatFormat::anthropic())
+            .with_start_on_user(start_on_user);
+        session.push(ask("Set the project up.")).unwrap();
+        session.push(call(&["c0"], false)).unwrap();
+        session.push(results(&["c0"], 80, None)).unwrap();
+        session.push(answer("It is set up.", false)).unwrap();
+        session.push(call(&["c1"], false)).unwrap();
+        let question = "Now fix the failing test in parser.rs.";
+        session.push(results(&["c1"], 40, Some(question))).unwrap();
+        let mut cuts = 0;
+        for step in 2..40 {
+            let id = format!("c{step}");
+            session.push(call(&[&id], false)).unwrap();
+            session.push(results(&[&id], 120, None)).unwrap();
+            let prompt = session.prepare().unwrap();
+            cuts += usize::from(prompt.cut_moved());
+            let messages = prompt.messages();
+            assert!(prompt.tokens() <= 400);
+            assert_paired(messages);
+            assert!(
+                holds(messages, question),
+                "step {step}: the question was cut"
+            );
+            if start_on_user {
+                // The first user message leads, then the question with its call.
+                assert_eq!(messages[0].role(), Role::User, "step {step}");
+                assert!(holds(&messages[..1], "Set the project up."), "step {step}");
+                if let Err(e) = wire::validate(messages, false) {
+                    panic!("step {step}: {e}");
+                }
+            }
+        }
+        assert!(cuts > 3, "{cuts} cuts");
+        // A newer question replaces it; the next cut drops the old one.
+        session.push(ask("Thanks. Now the lexer.")).unwrap();
+        for step in 40..60 {
+            let id = format!("c{step}");
+            session.push(call(&[&id], false)).unwrap();
+            session.push(results(&[&id], 120, None)).unwrap();
+            session.prepare().unwrap();
+        }
+        assert!(!holds(session.messages(), question));
+        assert!(holds(session.messages(), "Thanks. Now the lexer."));
+    }
+}
+
+/// With extended thinking, the tool-use loop after the latest question starts with
+/// the thinking that began it, or Anthropic rejects the request (issue 16.10): the
+/// cut never lands inside that loop, and when the question and the loop no longer
+/// fit, prepare says so, with the session unchanged. The session cut into the loop
+/// and sent its later steps without the thinking.
+#[test]
+fn a_tool_loop_that_started_with_thinking_is_never_cut_and_says_when_it_does_not_fit() {
+    use wire::{answer, ask, call, results};
+
+    for keep_user in [true, false] {
+        let limit = 600;
+        let mut session = ChatSession::new(CharEstimate, limit)
+            .with_format(ChatFormat::anthropic())
+            .with_policy(CutPolicy::minimal_fit())
+            .with_keep_latest_user(keep_user);
+        // An earlier turn, finished, and the question of this one.
+        session.push(ask("Where is the config read?")).unwrap();
+        session.push(call(&["a0"], true)).unwrap();
+        session.push(results(&["a0"], 200, None)).unwrap();
+        session.push(answer("In config.rs.", true)).unwrap();
+        session.push(ask("Find the bug in the parser.")).unwrap();
+        session.push(call(&["t1"], true)).unwrap();
+        session.push(results(&["t1"], 200, None)).unwrap();
+        let mut step = 2;
+        let err = loop {
+            let id = format!("t{step}");
+            session.push(call(&[&id], false)).unwrap();
+            session.push(results(&[&id], 200, None)).unwrap();
+            let snapshot = session.clone();
+            match session.prepare() {
+                Ok(prompt) => {
+                    assert!(prompt.tokens() <= limit);
+                    let messages = prompt.messages();
+                    wire::validate(messages, true)
+                        .unwrap_or_else(|e| panic!("keep {keep_user}, step {step}: {e}"));
+                    // The loop is whole: its first step, with the thinking, is here.
+                    let first = messages.iter().position(ChatMessage::starts_with_thinking);
+                    assert!(first.is_some(), "step {step}: the thinking step was cut");
+                }
+                Err(err) => {
+                    assert_eq!(session.messages(), snapshot.messages());
+                    break err;
+                }
+            }
+            step += 1;
+            assert!(step < 100, "the loop never outgrew the limit");
+        };
+        let SessionError::ToolLoopDoesNotFit { needed, limit: l } = err.clone() else {
+            panic!("{err}");
+        };
+        assert_eq!(l, limit);
+        assert!(needed > limit, "{err}");
+        let message = err.to_string();
+        assert!(
+            message.len() <= 160,
+            "{} characters: {message}",
+            message.len()
+        );
+        assert!(
+            message.contains(&format!("{} over", needed - limit)),
+            "{message}"
+        );
+        // A new question ends the loop: it may be cut now.
+        session.push(ask("Stop there; what did you find?")).unwrap();
+        let prompt = session.prepare().unwrap();
+        wire::validate(prompt.messages(), true).unwrap();
+        assert!(prompt.tokens() <= limit);
+    }
+}
+
+/// A session cuts for good, before it knows whether the turn will call a tool: a
+/// turn that began with thinking stays whole from its first message even before its
+/// first call, or a call made after the cut would leave the loop without its
+/// thinking (a case the property test below found).
+#[test]
+fn a_turn_that_began_with_thinking_stays_whole_before_its_first_call() {
+    use wire::{answer, ask, call, results};
+
+    let policy = CutPolicy::cache_stable().with_low_water(0.0).with_grid(0.0);
+    let mut session = ChatSession::new(CharEstimate, 300)
+        .with_format(ChatFormat::anthropic())
+        .with_policy(policy);
+    session.push(ask("Where is the config read?")).unwrap();
+    session.push(answer(&"c".repeat(800), true)).unwrap();
+    session.push(ask("Fix the parser.")).unwrap();
+    session.push(answer("Let me look.", true)).unwrap();
+    session.push(answer(&"a".repeat(200), false)).unwrap();
+    session.push(answer(&"b".repeat(200), false)).unwrap();
+    let prompt = session.prepare().unwrap();
+    assert!(prompt.cut_moved());
+    // The cut went as far as it may: to the turn's first message.
+    assert!(prompt.messages()[1].starts_with_thinking());
+    session.push(call(&["t1"], false)).unwrap();
+    session.push(results(&["t1"], 100, None)).unwrap();
+    let prompt = session.prepare().unwrap();
+    wire::validate(prompt.messages(), true).unwrap();
+}
+
+/// Only the final assistant turn must start with thinking ("you can omit thinking
+/// blocks from prior assistant role turns", Anthropic's extended-thinking docs): a
+/// cut into an earlier, finished loop is taken, even when the first message it keeps
+/// is an assistant step without thinking.
+#[test]
+fn a_cut_may_land_inside_an_earlier_finished_loop() {
+    use wire::{answer, ask, call, results};
+
+    let mut session = ChatSession::new(CharEstimate, 250)
+        .with_format(ChatFormat::anthropic())
+        .with_policy(CutPolicy::minimal_fit());
+    session.push(ask("Where is the config read?")).unwrap();
+    session.push(call(&["a0"], true)).unwrap();
+    session.push(results(&["a0"], 400, None)).unwrap();
+    session.push(call(&["a1"], false)).unwrap();
+    session.push(results(&["a1"], 100, None)).unwrap();
+    session.push(answer("In config.rs.", true)).unwrap();
+    session.push(ask("Find the bug in the parser.")).unwrap();
+    session.push(call(&["t1"], true)).unwrap();
+    session.push(results(&["t1"], 300, None)).unwrap();
+    let prompt = session.prepare().unwrap();
+    assert!(prompt.cut_moved());
+    let messages = prompt.messages();
+    // The earlier loop's second step leads, without thinking.
+    assert_eq!(messages[0], call(&["a1"], false));
+    wire::validate(messages, true).unwrap();
+}
+
+// ---------------------------------------------------------------------------
+// Any Anthropic session, with and without extended thinking
+// ---------------------------------------------------------------------------
+
+#[derive(Debug, Clone)]
+enum WireOp {
+    /// A question of this length.
+    Ask(usize),
+    /// A step of a tool-use loop: calls with results of these lengths, answered in
+    /// one user message, followed there by a question of this length when `Some`
+    /// (as LangChain writes it); the step starts with thinking when it is the first
+    /// of its turn and thinking is on, or when `thinks` (interleaved thinking).
+    Step(Vec<usize>, Option<usize>, bool),
+    /// A final answer of this length.
+    Answer(usize, bool),
+    Prepare,
+    /// A hook that removes these positions (modulo the prompt's length), but never
+    /// the latest question: a caller that removes it gives its turn to the one
+    /// before, which the session cannot check.
+    Hook(Vec<usize>),
+    Summarize(usize),
+    /// A new limit, as a fraction of the first.
+    Limit(f64),
+}
+
+fn wire_op() -> impl Strategy<Value = WireOp> {
+    prop_oneof![
+        3 => (1usize..200).prop_map(WireOp::Ask),
+        6 => (
+            prop::collection::vec(0usize..500, 1..4),
+            prop::option::weighted(0.3, 1usize..150),
+            prop::bool::weighted(0.2),
+        )
+            .prop_map(|(lens, question, thinks)| WireOp::Step(lens, question, thinks)),
+        2 => (1usize..200, prop::bool::weighted(0.2)).prop_map(|(n, t)| WireOp::Answer(n, t)),
+        5 => Just(WireOp::Prepare),
+        1 => prop::collection::vec(0usize..64, 1..3).prop_map(WireOp::Hook),
+        1 => (1usize..200).prop_map(WireOp::Summarize),
+        1 => (0.3f64..1.5).prop_map(WireOp::Limit),
+    ]
+}
+
+type WireSession<'c> = ChatSession<AnthropicMessage, &'c dyn TokenCounter>;
+
+/// Where the latest question sits in the session (the summary, a user message
+/// too, counts as one on the wire, but it is not the session's to carry).
+fn latest_question(session: &WireSession<'_>) -> Option<usize> {
+    let summary = session.summary();
+    let is_summary = |m: &AnthropicMessage| summary.is_some_and(|s| std::ptr::eq(m, s));
+    session
+        .messages()
+        .iter()
+        .rposition(|m| m.role() == Role::User && m.carries_user_content() && !is_summary(m))
+}
+
+/// Whether the next assistant message opens its turn: no assistant message since
+/// the last message that asks something (the summary included, as on the wire).
+fn opens_turn(session: &WireSession<'_>) -> bool {
+    session
+        .messages()
+        .iter()
+        .rev()
+        .take_while(|m| !(m.role() == Role::User && m.carries_user_content()))
+        .all(|m| m.role() != Role::Assistant)
+}
+
+/// Pushes a step and its results; takes the step back when the results are refused.
+fn push_step(
+    session: &mut WireSession<'_>,
+    lens: &[usize],
+    question: Option<&str>,
+    thinks: bool,
+    next_id: &mut usize,
+) -> Result<(), TestCaseError> {
+    let ids: Vec<String> = lens
+        .iter()
+        .map(|_| {
+            *next_id += 1;
+            format!("toolu_{next_id}")
+        })
+        .collect();
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let before = session.clone();
+    if session.push(wire::call(&refs, thinks)).is_err() {
+        prop_assert_eq!(session.messages(), before.messages());
+        return Ok(());
+    }
+    let len = lens.iter().copied().max().unwrap_or(0);
+    if session.push(wire::results(&refs, len, question)).is_err() {
+        prop_assert!(session.pop().is_some());
+        prop_assert_eq!(session.messages(), before.messages());
+        prop_assert!(session.pending_calls().is_empty());
+    }
+    Ok(())
+}
+
+/// What a `ToolLoopDoesNotFit` must be true of: the turn after the latest question
+/// (or the whole prompt, when none is left) starts with thinking, and with what is
+/// kept it is over the limit.
+fn loop_is_real(session: &WireSession<'_>, needed: usize) -> Result<(), TestCaseError> {
+    let messages = session.messages();
+    let asks = |m: &AnthropicMessage| m.role() == Role::User && m.carries_user_content();
+    let start = messages.iter().rposition(asks).map_or(0, |q| q + 1);
+    let turn = &messages[start..];
+    prop_assert!(turn.first().is_some_and(ChatMessage::starts_with_thinking));
+    let format = ChatFormat::anthropic();
+    prop_assert!(needed >= format.count_messages(&CharEstimate, turn));
+    prop_assert!(needed > session.limit());
+    Ok(())
+}
+
+#[allow(clippy::too_many_lines)]
+fn run_wire_ops(
+    ops: &[WireOp],
+    limit: usize,
+    policy: CutPolicy,
+    keep_user: bool,
+    start_on_user: bool,
+    thinking: bool,
+) -> Result<(), TestCaseError> {
+    let calls = Cell::new(0usize);
+    let counting = |text: &str| {
+        calls.set(calls.get() + 1);
+        CharEstimate.count(text)
+    };
+    let counter: &dyn TokenCounter = &counting;
+    let mut session: WireSession<'_> = ChatSession::new(counter, limit)
+        .with_format(ChatFormat::anthropic())
+        .with_policy(policy)
+        .with_keep_latest_user(keep_user)
+        .with_start_on_user(start_on_user);
+    let mut checker = Checker::new(limit, ChatFormat::anthropic());
+    let mut next_id = 0usize;
+    let mut untouched = true;
+    // Every session opens with a question.
+    session.push(wire::ask("Look at the repository.")).unwrap();
+    for (i, op) in ops.iter().enumerate() {
+        let before = session.clone();
+        let question = latest_question(&session).map(|q| session.messages()[q].clone());
+        let thinks = |extra: bool| thinking && (extra || opens_turn(&session));
+        let mut prepared = None;
+        match op {
+            WireOp::Ask(len) => {
+                if session.push(wire::ask(&text(*len, i))).is_err() {
+                    prop_assert_eq!(session.messages(), before.messages());
+                }
+            }
+            WireOp::Step(lens, asks, extra) => {
+                let asks = asks.map(|len| text(len, i));
+                let thinks = thinks(*extra);
+                push_step(&mut session, lens, asks.as_deref(), thinks, &mut next_id)?;
+            }
+            WireOp::Answer(len, extra) => {
+                let answer = wire::answer(&text(*len, i), thinks(*extra));
+                if session.push(answer).is_err() {
+                    prop_assert_eq!(session.messages(), before.messages());
+                }
+            }
+            WireOp::Prepare => {
+                let calls_before = calls.get();
+                prepared = Some(session.prepare().map(|p| {
+                    let ok = checker.prepared(&p, untouched);
+                    (ok, p.messages().to_vec())
+                }));
+                // Preparing counts nothing: every cost was counted at its push.
+                prop_assert_eq!(calls.get(), calls_before);
+            }
+            WireOp::Hook(positions) => {
+                let keep: Vec<usize> = match latest_question(&session) {
+                    Some(q) if session.messages()[q].tool_result_ids().next().is_some() => {
+                        vec![q - 1, q]
+                    }
+                    Some(q) => vec![q],
+                    None => Vec::new(),
+                };
+                let calls_before = calls.get();
+                prepared = Some(
+                    session
+                        .prepare_with(|ctx| {
+                            let n = ctx.elements().len().max(1);
+                            let remove: Vec<usize> = positions
+                                .iter()
+                                .map(|p| p % n)
+                                .filter(|p| !keep.contains(p))
+                                .collect();
+                            ctx.remove(remove);
+                        })
+                        .map(|p| {
+                            let ok = checker.prepared(&p, false);
+                            (ok, p.messages().to_vec())
+                        }),
+                );
+                prop_assert_eq!(calls.get(), calls_before);
+            }
+            WireOp::Summarize(len) => {
+                let result = session.prepare_summarizing(|input| {
+                    Some(wire::ask(&format!(
+                        "[{} dropped] {}",
+                        input.dropped().len(),
+                        text(*len, i)
+                    )))
+                });
+                match result {
+                    Err(SessionError::SummaryTooLarge { .. }) => {
+                        prop_assert_eq!(session.messages(), before.messages());
+                    }
+                    other => {
+                        prepared = Some(other.map(|p| {
+                            let ok = checker.prepared(&p, untouched);
+                            (ok, p.messages().to_vec())
+                        }));
+                    }
+                }
+            }
+            WireOp::Limit(fraction) => {
+                #[allow(
+                    clippy::cast_possible_truncation,
+                    clippy::cast_sign_loss,
+                    clippy::cast_precision_loss
+                )]
+                let new = (limit as f64 * fraction) as usize;
+                if session.set_limit(new).is_ok() {
+                    checker.limit = new;
+                } else {
+                    prop_assert_eq!(session.limit(), before.limit());
+                }
+            }
+        }
+        match prepared {
+            None => {}
+            Some(Ok((ok, messages))) => {
+                ok?;
+                untouched = true;
+                if messages.is_empty() {
+                    // Only a hook can remove every message.
+                    prop_assert!(matches!(op, WireOp::Hook(_)) || before.is_empty());
+                    continue;
+                }
+                if let Err(e) = wire::validate(&messages, thinking) {
+                    prop_assert!(false, "op {i}: {e}\n{messages:#?}");
+                }
+                // The latest question is in every prompt, unless the session may drop
+                // it.
+                if let (true, Some(question)) = (keep_user, &question) {
+                    prop_assert!(messages.contains(question), "op {i}: the question left");
+                }
+            }
+            Some(Err(SessionError::ToolLoopDoesNotFit { needed, .. })) => {
+                prop_assert!(thinking);
+                prop_assert_eq!(session.messages(), before.messages());
+                loop_is_real(&session, needed)?;
+            }
+            Some(Err(err)) => prop_assert!(false, "op {i}: {err}"),
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Any session of Anthropic messages (questions alone or beside tool results,
+    /// loops that start with thinking, summaries, hooks, new limits): every prompt
+    /// is a request Anthropic takes, with thinking on or off, the latest question
+    /// stays, preparing counts nothing, and a loop that does not fit is said so.
+    #[test]
+    fn any_anthropic_session_gives_requests_anthropic_takes(
+        ops in prop::collection::vec(wire_op(), 0..80),
+        limit in 150usize..2_000,
+        low_water in 0.0f64..1.0,
+        grid in 0.0f64..0.5,
+        minimal in any::<bool>(),
+        keep_user in any::<bool>(),
+        start_on_user in any::<bool>(),
+        thinking in any::<bool>(),
+    ) {
+        let policy = if minimal {
+            CutPolicy::minimal_fit()
+        } else {
+            CutPolicy::cache_stable().with_low_water(low_water).with_grid(grid)
+        };
+        run_wire_ops(&ops, limit, policy, keep_user, start_on_user, thinking)?;
+    }
 }

@@ -65,9 +65,9 @@ pub enum SessionError {
         ids: Vec<String>,
     },
     /// A message that does not fit in any prompt of the session: with what every
-    /// prompt must keep (the system messages, the summary, the latest user message,
-    /// the tool call the message answers and its other results) and the reply
-    /// priming, it is over the limit.
+    /// prompt must keep (the system messages, the summary, the latest user message
+    /// with what is carried with it, the tool call the message answers and its other
+    /// results) and the reply priming, it is over the limit.
     ///
     /// ```
     /// use ctxbudget::{CharEstimate, Message, chat::{ChatSession, SessionError}};
@@ -131,6 +131,25 @@ pub enum SessionError {
         /// What the prompt has room for.
         room: usize,
     },
+    /// The latest turn (the messages after the latest user message, a tool-use loop)
+    /// began with thinking, and with what every prompt keeps it no longer fits: a cut
+    /// inside it would send a later step without the thinking that began it, which
+    /// Anthropic rejects ("a final `assistant` message must start with a thinking
+    /// block"). Returned by [`prepare`](super::ChatSession::prepare) and its kin,
+    /// with the session unchanged.
+    ///
+    /// The loop ends with the next user message: [`pop`](super::ChatSession::pop)
+    /// the last step and push shorter results (say, cut with
+    /// [`trim_with`](crate::trim::trim_with)), or push the next user message, after
+    /// which the loop may be cut like any earlier turn.
+    #[error("{}", loop_does_not_fit(*.needed, *.limit))]
+    ToolLoopDoesNotFit {
+        /// What the smallest prompt with the whole loop costs, reply priming
+        /// included; `usize::MAX` when the sum is too large to count.
+        needed: usize,
+        /// The session's limit.
+        limit: usize,
+    },
     /// The chat format's reply priming alone is over the limit, so no prompt fits.
     #[error(
         "the chat format primes every reply with {priming} tokens, more than the session's limit of {limit}: raise the limit to at least {priming}, or count with `ChatFormat::content_only()`"
@@ -188,6 +207,19 @@ fn limit_too_small(needed: usize, limit: usize) -> String {
     }
     format!(
         "what every prompt keeps (system messages, summary, latest user message, last unit) needs {needed} tokens, {} over the new limit of {limit}: set at least {needed}",
+        needed.saturating_sub(limit)
+    )
+}
+
+/// The message of [`SessionError::ToolLoopDoesNotFit`].
+fn loop_does_not_fit(needed: usize, limit: usize) -> String {
+    if needed == usize::MAX {
+        return format!(
+            "the tool-use loop that began with thinking needs too many tokens to count, over the limit of {limit}: check the token counter"
+        );
+    }
+    format!(
+        "the tool-use loop that began with thinking needs {needed} tokens with what the prompt keeps, {} over the limit of {limit}: pop a step or push a new question",
         needed.saturating_sub(limit)
     )
 }

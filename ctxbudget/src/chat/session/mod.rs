@@ -1,8 +1,10 @@
 //! [`ChatSession`]: a chat history that grows by appends, counts each message once,
 //! and keeps its prompts' prefix stable for the providers' prompt caches.
 
+mod entry;
 mod error;
 mod ledger;
+mod marks;
 mod policy;
 mod prepare;
 
@@ -13,47 +15,9 @@ pub use prepare::{Prepared, SummaryInput};
 use super::format::{ChatFormat, HistoryBudget};
 use super::message::{ChatMessage, Role};
 use crate::count::TokenCounter;
+use entry::{Entry, Slot};
 use ledger::Ledger;
-
-/// Where a message of the prompt sits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Slot {
-    /// In the window: the history from the cut on, in the order it was pushed.
-    Window,
-    /// In the head, carried past the cut: a system message, or the latest user
-    /// message (with [`with_keep_latest_user`](ChatSession::with_keep_latest_user)).
-    Carried,
-    /// In the head: the summary.
-    Summary,
-}
-
-/// What the session remembers of a message of its prompt.
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    /// Which message this is: pushes and summaries take the next number.
-    seq: u64,
-    /// What it costs, chat format overhead included, counted when it arrived.
-    tokens: usize,
-    /// The tokens of every message pushed before it: where the grid sees it.
-    offset: u128,
-    role: Role,
-    /// It answers tool calls.
-    result: bool,
-    slot: Slot,
-}
-
-impl Entry {
-    /// A system message the session keeps in every prompt (the summary is not one,
-    /// whatever its role).
-    fn is_system(&self) -> bool {
-        self.role == Role::System && self.slot != Slot::Summary
-    }
-
-    /// A user message that is not a tool result nor the summary: a turn of the user.
-    fn is_user_turn(&self) -> bool {
-        self.role == Role::User && !self.result && self.slot != Slot::Summary
-    }
-}
+use marks::Marks;
 
 /// A chat history that lives as long as a conversation: messages are
 /// [pushed](ChatSession::push) as they come, each counted once, and
@@ -90,11 +54,23 @@ impl Entry {
 ///   latest user message ([`with_keep_latest_user`](ChatSession::with_keep_latest_user));
 /// - the window: every message from the cut on, as pushed.
 ///
+/// The *latest user message* is the last user message that carries more than tool
+/// results ([`ChatMessage::carries_user_content`]), wherever its parts sit: an
+/// Anthropic user message of `tool_result` blocks followed by the next question (as
+/// LangChain writes it) is one, and is carried with the tool call its results answer.
+///
 /// The cut only lands before a *unit*: a message, or a tool call with all its
 /// results, so a call is never sent without its results or a result without its
 /// call; with [`with_start_on_user`](ChatSession::with_start_on_user), before the
-/// latest user message, only on a turn of the user. Messages the cut passes leave the
-/// session (see [`Prepared::dropped`]).
+/// latest user message, only on a turn of the user. It never lands inside the
+/// latest turn (the messages after the latest user message) when that turn began
+/// with thinking ([`ChatMessage::starts_with_thinking`]): with extended thinking on,
+/// Anthropic rejects a tool-use loop sent without the thinking that began it, and
+/// the session cannot know whether a later step will call a tool. When that turn does
+/// not fit, [`prepare`](ChatSession::prepare) says so
+/// ([`SessionError::ToolLoopDoesNotFit`]). Earlier turns may be cut anywhere between
+/// units: Anthropic needs the thinking of the final assistant turn only. Messages the
+/// cut passes leave the session (see [`Prepared::dropped`]).
 ///
 /// # What a push checks
 ///
@@ -159,10 +135,7 @@ pub struct ChatSession<M, C> {
     total: u128,
     system_tokens: u128,
     summary_tokens: u128,
-    latest_user: Option<usize>,
-    last_unit_start: usize,
-    tail_tokens: u128,
-    tail_system_tokens: u128,
+    marks: Marks,
     ledger: Ledger,
 
     /// The tokens of every message ever pushed.
@@ -201,10 +174,7 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             total: 0,
             system_tokens: 0,
             summary_tokens: 0,
-            latest_user: None,
-            last_unit_start: 0,
-            tail_tokens: 0,
-            tail_system_tokens: 0,
+            marks: Marks::default(),
             ledger: Ledger::default(),
             pushed_tokens: 0,
             next_seq: 0,
@@ -230,11 +200,13 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
         self
     }
 
-    /// With `true` (the default), the latest user message (not a tool result) stays
-    /// in every prompt: when the cut passes it, it is carried into the head, after
-    /// the summary, until a newer user message arrives. An agent that works for
-    /// many turns on one request keeps the request in view. With `false`, it is
-    /// dropped like the other messages.
+    /// With `true` (the default), the latest user message (the last that carries
+    /// more than tool results) stays in every prompt: when the cut passes it, it is
+    /// carried into the head, after the summary, until a newer user message arrives.
+    /// An agent that works for many turns on one request keeps the request in view.
+    /// When the message also holds tool results (Anthropic's `tool_result` blocks
+    /// followed by the question), the tool call they answer is carried with it, with
+    /// all its results. With `false`, it is dropped like the other messages.
     #[must_use]
     pub fn with_keep_latest_user(mut self, keep_latest_user: bool) -> Self {
         self.keep_latest_user = keep_latest_user;
@@ -244,7 +216,9 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
     /// With `true`, a cut before the latest user message lands only on a turn of
     /// the user (a user message that is not a tool result), so that every prompt
     /// starts, after its system messages, on a user message; past the latest user
-    /// message, the carried message leads. Anthropic's API accepts a first message
+    /// message, the carried message leads (when it is carried with the tool call its
+    /// results answer, the nearest user message before that call that is not a
+    /// result is carried too, and leads). Anthropic's API accepts a first message
     /// from the assistant, but Amazon Bedrock rejects it ("first message must use the
     /// user role"): set this for Claude on Bedrock, or wherever a validator insists.
     ///
@@ -269,7 +243,8 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
     }
 
     /// Changes the limit (say, for a model with another window). The cut moves at
-    /// the next [`prepare`](ChatSession::prepare) if the prompt no longer fits.
+    /// the next [`prepare`](ChatSession::prepare) if the prompt no longer fits (which
+    /// fails when the latest turn began with thinking and no longer fits whole).
     ///
     /// # Errors
     ///
@@ -379,33 +354,29 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
         let class = self.ledger.classify(&message)?;
         let tokens = self.format.message_tokens(&self.counter, &message);
         let wide = tokens as u128;
-        let role = message.role();
         let position = self.messages.len();
-        let system = role == Role::System;
+        let system = message.role() == Role::System;
         let system_wide = if system { wide } else { 0 };
-        let (unit_start, tail, tail_system) = if class.result {
-            (
-                self.last_unit_start,
-                self.tail_tokens + wide,
-                self.tail_system_tokens,
-            )
-        } else {
-            (position, wide, system_wide)
-        };
-        let latest_user = if role == Role::User && !class.result {
-            Some(position)
-        } else {
-            self.latest_user
-        };
-        let user = match latest_user {
-            Some(u) if self.keep_latest_user && u < unit_start => self.entries[u].tokens as u128,
-            _ => 0,
-        };
+        // System messages that open the session are the head from the start: they
+        // never leave, and no cut can change what comes before them.
+        let leading = system
+            && self.head_len == self.messages.len()
+            && self.entries.iter().all(Entry::is_system);
+        let slot = if leading { Slot::Carried } else { Slot::Window };
+        let entry = Entry::of(
+            &message,
+            self.next_seq,
+            tokens,
+            self.pushed_tokens,
+            class.result,
+            slot,
+        );
+        let mut marks = self.marks;
+        marks.observe(position, &entry);
         let needed = self.system_tokens
             + system_wide
             + self.summary_tokens
-            + user
-            + tail.saturating_sub(tail_system)
+            + marks.kept_tokens(self.keep_latest_user, self.start_on_user)
             + priming as u128;
         if needed > self.limit as u128 {
             return Err(SessionError::MessageTooLarge {
@@ -415,21 +386,8 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             });
         }
 
-        let result = class.result;
         self.ledger.record(class);
-        // System messages that open the session are the head from the start: they
-        // never leave, and no cut can change what comes before them.
-        let leading = system
-            && self.head_len == self.messages.len()
-            && self.entries.iter().all(Entry::is_system);
-        self.entries.push(Entry {
-            seq: self.next_seq,
-            tokens,
-            offset: self.pushed_tokens,
-            role,
-            result,
-            slot: if leading { Slot::Carried } else { Slot::Window },
-        });
+        self.entries.push(entry);
         if leading {
             self.head_len += 1;
         }
@@ -438,10 +396,7 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
         self.pushed_tokens += wide;
         self.total += wide;
         self.system_tokens += system_wide;
-        self.last_unit_start = unit_start;
-        self.tail_tokens = tail;
-        self.tail_system_tokens = tail_system;
-        self.latest_user = latest_user;
+        self.marks = marks;
         Ok(tokens)
     }
 
@@ -490,18 +445,13 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
 
     /// What the smallest prompt costs, reply priming included, with a summary of
     /// `summary_tokens`: the system messages, the summary, the latest user message
-    /// (when kept) and the last unit.
+    /// with what is carried with it (when kept) and the last unit.
     fn needed(&self, summary_tokens: u128) -> u128 {
-        let user = match self.latest_user {
-            Some(u) if self.keep_latest_user && u < self.last_unit_start => {
-                self.entries[u].tokens as u128
-            }
-            _ => 0,
-        };
         self.system_tokens
             + summary_tokens
-            + user
-            + self.tail_tokens.saturating_sub(self.tail_system_tokens)
+            + self
+                .marks
+                .kept_tokens(self.keep_latest_user, self.start_on_user)
             + self.format.reply_priming() as u128
     }
 
@@ -524,18 +474,10 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             .filter(|e| e.slot == Slot::Summary)
             .map(|e| e.tokens as u128)
             .sum();
-        self.latest_user = entries.iter().rposition(Entry::is_user_turn);
-        self.last_unit_start = (self.head_len..entries.len())
-            .rev()
-            .find(|&p| !entries[p].result)
-            .unwrap_or(entries.len());
-        let tail = &entries[self.last_unit_start..];
-        self.tail_tokens = tail.iter().map(|e| e.tokens as u128).sum();
-        self.tail_system_tokens = tail
-            .iter()
-            .filter(|e| e.is_system())
-            .map(|e| e.tokens as u128)
-            .sum();
+        self.marks = Marks::default();
+        for (p, entry) in entries.iter().enumerate() {
+            self.marks.observe(p, entry);
+        }
         self.ledger = Ledger::rebuild(&self.messages);
     }
 }

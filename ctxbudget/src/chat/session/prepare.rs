@@ -1,7 +1,9 @@
 //! Preparing a session's next prompt: the hook, the cut, the summary, and what the
 //! caller gets back ([`Prepared`], [`SummaryInput`]).
 
-use super::{ChatSession, Entry, SessionError, Slot, saturate};
+use super::entry::{Entry, Slot};
+use super::marks::Carried;
+use super::{ChatSession, SessionError, saturate};
 use crate::chat::context::{ChatElement, TrimContext};
 use crate::chat::message::{ChatMessage, Role};
 use crate::chat::units::{answers_calls, tool_units};
@@ -168,9 +170,11 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
     ///
     /// # Errors
     ///
-    /// [`SessionError::PendingToolCalls`] when calls still wait for results, and
-    /// [`SessionError::ReplyPriming`] when the reply priming alone is over the limit;
-    /// the session is then unchanged.
+    /// [`SessionError::PendingToolCalls`] when calls still wait for results,
+    /// [`SessionError::ReplyPriming`] when the reply priming alone is over the limit,
+    /// and [`SessionError::ToolLoopDoesNotFit`] when the latest turn began with
+    /// thinking and, with what every prompt keeps, no longer fits (it may not be
+    /// cut); the session is then unchanged.
     pub fn prepare(&mut self) -> Result<Prepared<'_, M>, SessionError> {
         self.run(
             None::<fn(&mut TrimContext<'_, M>)>,
@@ -183,8 +187,11 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
     /// The hook gets a [`TrimContext`] of the current prompt, with the costs the
     /// session remembers (nothing is counted again); its seqs are positions in
     /// [`messages`](ChatSession::messages). Unlike a trimmer's hook, what it removes
-    /// leaves the session for good (with the rest of any tool call it belongs to),
-    /// so the next prompts stay the same from one call to the next.
+    /// leaves the session for good (with the rest of any tool call it belongs to,
+    /// and of the latest turn when it began with thinking, which goes whole), so the
+    /// next prompts stay the same from one call to the next. A hook that removes the
+    /// latest user message leaves the messages after it to the turn before; with
+    /// extended thinking, keep it or remove that turn too.
     ///
     /// ```
     /// use ctxbudget::{CharEstimate, Message, chat::ChatSession};
@@ -354,7 +361,11 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
                 .sum()
         };
         let fits = kept + priming as u128 <= self.limit as u128;
-        let cut = (!fits).then(|| self.find_cut(&removed, kept));
+        let cut = if fits {
+            None
+        } else {
+            Some(self.find_cut(&removed, kept)?)
+        };
 
         let mut change = None;
         if cut.is_some() || !removed.is_empty() {
@@ -425,7 +436,7 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
     }
 
     /// Runs the hook on the current prompt; returns which positions leave (empty
-    /// when none), tool-call units whole.
+    /// when none), tool-call units and a latest turn that began with thinking whole.
     fn hook<F>(&self, on_trim: F) -> Vec<bool>
     where
         F: FnOnce(&mut TrimContext<'_, M>),
@@ -458,22 +469,34 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
                 }
             }
         }
+        // A latest turn that began with thinking is one unit, as the trimmer's
+        // thinking loop is: a later step is never kept without the first.
+        if let Some(start) = self.marks.thinking_turn() {
+            if let Some(tail) = removed.get_mut(start..) {
+                if tail.contains(&true) {
+                    tail.fill(true);
+                }
+            }
+        }
         removed
     }
 
     /// Where the cut lands: the first window position that stays. `kept` is what the
     /// messages the hook left cost.
-    fn find_cut(&self, removed: &[bool], kept: u128) -> usize {
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::ToolLoopDoesNotFit`] when the cut would have to land inside
+    /// the latest turn, which began with thinking.
+    fn find_cut(&self, removed: &[bool], kept: u128) -> Result<usize, SessionError> {
         let is_removed = |p: usize| removed.get(p).copied().unwrap_or(false);
         let entries = &self.entries;
         let n = entries.len();
-        let keep_user = self.kept_user(removed);
+        let carried = self.carried(removed);
+        let is_carried = |p: usize| carried.as_ref().is_some_and(|c| c.contains(p));
         // Leaves with any cut: what the cut passes that is not carried.
         let leaves = |p: usize, entry: &Entry| {
-            !is_removed(p)
-                && !entry.is_system()
-                && entry.slot != Slot::Summary
-                && Some(p) != keep_user
+            !is_removed(p) && !entry.is_system() && entry.slot != Slot::Summary && !is_carried(p)
         };
         let mut prompt = kept + self.format.reply_priming() as u128;
         for (p, entry) in entries.iter().enumerate().take(self.head_len) {
@@ -483,10 +506,20 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
         }
         let target = self.policy.low_water_tokens(self.limit) as u128;
         let grid = self.policy.grid_tokens(self.limit) as u128;
-        let last_start = (self.head_len..n)
+        let mut last_start = (self.head_len..n)
             .rev()
             .find(|&p| !is_removed(p) && !entries[p].result)
             .unwrap_or(n);
+        // A latest turn that began with thinking stays whole (the hook removes it
+        // whole, or not at all): the cut lands at its first message at the latest.
+        let thinking_turn = self
+            .marks
+            .thinking_turn()
+            .filter(|&start| !is_removed(start))
+            .map(|start| start.max(self.head_len));
+        if let Some(start) = thinking_turn {
+            last_start = last_start.min(start);
+        }
         let offset = |p: usize| entries.get(p).map_or(self.pushed_tokens, |e| e.offset);
         let mut line: Option<u128> = None;
         for (p, entry) in entries
@@ -498,8 +531,9 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             // Starting on a user message: the window starts on a turn of the user;
             // past the latest user message, which is carried into the head, on any
             // unit.
-            let turn_start =
-                !self.start_on_user || entry.is_user_turn() || keep_user.is_some_and(|u| p > u);
+            let turn_start = !self.start_on_user
+                || entry.is_user_start()
+                || carried.as_ref().is_some_and(|c| p >= c.unit.end);
             if !is_removed(p) && !entry.result && turn_start {
                 if line.is_none() && prompt <= target {
                     // The low-water mark is reached here; go on to the grid line.
@@ -510,7 +544,7 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
                     });
                 }
                 if line.is_some_and(|line| offset(p) >= line) {
-                    return p;
+                    return Ok(p);
                 }
             }
             if leaves(p, entry) {
@@ -518,23 +552,35 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             }
         }
         if prompt > self.limit as u128 {
+            if thinking_turn.is_some() {
+                return Err(SessionError::ToolLoopDoesNotFit {
+                    needed: saturate(prompt),
+                    limit: self.limit,
+                });
+            }
             // The hook removed the last unit, and the one now last does not fit with
             // what is carried: the window goes whole (what is carried always fits,
             // as appending checks).
-            return n;
+            return Ok(n);
         }
-        last_start
+        Ok(last_start)
     }
 
-    /// The latest user message (not a result), carried past any cut, unless the
-    /// hook removed it: an older one is not carried in its place, since appending
-    /// checked the fit with the latest one only.
-    fn kept_user(&self, removed: &[bool]) -> Option<usize> {
+    /// What is carried past any cut with the latest user message (see
+    /// [`Marks::carried`](super::marks::Marks::carried)), unless the hook removed
+    /// it: an older one is not carried in its place, since appending checked the fit
+    /// with the latest one only.
+    fn carried(&self, removed: &[bool]) -> Option<Carried> {
         if !self.keep_latest_user {
             return None;
         }
-        self.latest_user
-            .filter(|&p| !removed.get(p).copied().unwrap_or(false))
+        let is_removed = |p: usize| removed.get(p).copied().unwrap_or(false);
+        let mut carried = self.marks.carried(self.start_on_user)?;
+        if carried.unit.clone().any(is_removed) {
+            return None;
+        }
+        carried.anchor = carried.anchor.filter(|&p| !is_removed(p));
+        Some(carried)
     }
 
     /// The prompt after the hook's removals and, with `cut`, a cut there.
@@ -565,7 +611,7 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
                 dropped: Vec::new(),
             };
         };
-        let keep_user = self.kept_user(removed);
+        let carried = self.carried(removed);
         let mut layout = Layout {
             head: Vec::new(),
             summary,
@@ -579,7 +625,7 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             }
             if entry.is_system() {
                 layout.head.push(p);
-            } else if Some(p) == keep_user {
+            } else if carried.as_ref().is_some_and(|c| c.contains(p)) {
                 layout.after.push(p);
             } else {
                 layout.dropped.push(p);
@@ -611,14 +657,8 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
         }
         match summary {
             Some((message, tokens)) => {
-                self.entries.push(Entry {
-                    seq: self.next_seq,
-                    tokens,
-                    offset: 0,
-                    role: message.role(),
-                    result: false,
-                    slot: Slot::Summary,
-                });
+                let entry = Entry::of(&message, self.next_seq, tokens, 0, false, Slot::Summary);
+                self.entries.push(entry);
                 self.messages.push(message);
                 self.next_seq += 1;
             }
