@@ -6,7 +6,8 @@ use std::marker::PhantomData;
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::{RequestError, RequestFormat};
+use super::error::RequestError;
+use super::wire::RequestFormat;
 
 /// Which wire format `body` is in, judged by what only one of the formats has.
 ///

@@ -12,7 +12,7 @@ pub enum RequestError {
     #[error("{format} request body: {source} ({expected})")]
     Json {
         /// Which format was being read.
-        format: super::RequestFormat,
+        format: super::wire::RequestFormat,
         /// What ctxbudget expected.
         expected: &'static str,
         /// serde's error, with its position.

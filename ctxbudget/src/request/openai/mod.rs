@@ -90,9 +90,10 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 
 use self::wire::{WireObject, deserialize_object, read_optional, serialize_object, write_optional};
+use super::error::RequestError;
 use super::image::CountRule;
 use super::json::{EXPECTED_OUTPUT_LIMIT, compact_json, is_output_limit, output_limit};
-use super::{Assumption, RequestCost, RequestError, RequestFormat, WireRequest};
+use super::wire::{Assumption, RequestCost, RequestFormat, WireRequest};
 use crate::chat::ChatFormat;
 use crate::count::TokenCounter;
 
