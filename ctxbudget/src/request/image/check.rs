@@ -86,10 +86,11 @@ pub(crate) struct ImageData {
 ///
 /// What is wrong with the data, as a sentence for an error message.
 pub(crate) fn read_base64(data: &str) -> Result<ImageData, String> {
-    match Encoded::new(data) {
-        Some(encoded) => read_image(&encoded, data.len()),
-        None => check_base64(data),
-    }
+    // Line breaks would move what is read: data that fails read in place is decoded
+    // whole, skipping them, and read again.
+    Encoded::new(data)
+        .and_then(|encoded| read_image(&encoded, data.len()).ok())
+        .map_or_else(|| check_base64(data), Ok)
 }
 
 /// [`read_base64`], with every character of the data decoded: what validation
@@ -127,19 +128,18 @@ impl Bytes for [u8] {
     }
 }
 
-/// Base64 text without whitespace or padding, decoded 4 characters (3 bytes) at a
-/// time where it is read.
+/// Base64 text without padding, decoded 4 characters (3 bytes) at a time where it
+/// is read. Its offsets hold for text without whitespace, as encoders write it.
 struct Encoded<'a> {
     text: &'a [u8],
 }
 
 impl<'a> Encoded<'a> {
-    /// The text without its padding; `None` when it is empty, has whitespace or has
-    /// a length no base64 has (then it is decoded whole, which says what is wrong).
+    /// The text without its padding; `None` when it is empty or has a length no
+    /// base64 has (then it is decoded whole, which says what is wrong).
     fn new(data: &'a str) -> Option<Self> {
         let text = data.trim_end_matches('=').as_bytes();
-        let space = text.iter().any(|&b| b <= b' ');
-        (!space && !text.is_empty() && text.len() % 4 != 1).then_some(Self { text })
+        (!text.is_empty() && text.len() % 4 != 1).then_some(Self { text })
     }
 }
 
@@ -596,7 +596,6 @@ mod tests {
             assert_eq!(encoded.read(len + 1, 1), None);
         }
         assert!(Encoded::new("").is_none());
-        assert!(Encoded::new("QUJD\nRA==").is_none());
         assert!(Encoded::new("QUJDR").is_none());
     }
 
@@ -616,6 +615,13 @@ mod tests {
         // With line breaks, both decode it whole.
         let wrapped = format!("{}\n{}", &text[..76], &text[76..]);
         assert_eq!(read_base64(&wrapped).map(|i| i.width), Ok(640));
+        let mut wrapped = String::new();
+        for line in text.as_bytes().chunks(60) {
+            wrapped.push_str(std::str::from_utf8(line).unwrap());
+            wrapped.push_str("\r\n");
+        }
+        assert_eq!(read_base64(&wrapped), check_base64(&wrapped));
+        assert!(read_base64(&wrapped).is_ok());
     }
 
     #[test]
