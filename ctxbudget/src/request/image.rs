@@ -32,7 +32,9 @@
 //!
 //! Counting never fails; [`WireRequest::validate`](super::WireRequest::validate)
 //! (and so fitting) refuses an image the provider would reject, naming the message
-//! and the block. ctxbudget does not decode the pixels; it checks:
+//! and the block. ctxbudget does not decode the pixels; it checks (a count decodes
+//! only the header and the pieces these checks look at, and counts an image that
+//! fails them as one of unknown size; validation decodes every character):
 //!
 //! - the data is base64 (standard alphabet, padding optional, line breaks allowed)
 //!   and decodes to the start of a JPEG, PNG, GIF or WebP file, of at least
@@ -61,7 +63,7 @@ pub use check::{
     ANTHROPIC_MANY_IMAGES, ANTHROPIC_MANY_IMAGES_MAX_SIDE, ANTHROPIC_MAX_IMAGE_BYTES,
     ANTHROPIC_MAX_SIDE,
 };
-pub(crate) use check::{ImageData, anthropic_problem, openai_problem, read_base64};
+pub(crate) use check::{ImageData, anthropic_problem, check_base64, openai_problem, read_base64};
 
 /// The most one image costs under gpt-4o's tile rule: a 768 × 2048 image, 2 × 4
 /// tiles.

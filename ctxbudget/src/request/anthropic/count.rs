@@ -14,7 +14,7 @@ use super::model::anthropic_tool_tokens;
 use crate::count::TokenCounter;
 use crate::request::image::{
     ANTHROPIC_MANY_IMAGES, ANTHROPIC_MANY_IMAGES_MAX_SIDE, ANTHROPIC_MAX_IMAGE_TOKENS,
-    ANTHROPIC_MAX_SIDE, anthropic_image_tokens, anthropic_problem, read_base64,
+    ANTHROPIC_MAX_SIDE, anthropic_image_tokens, anthropic_problem, check_base64, read_base64,
 };
 use crate::request::json::compact_json;
 use crate::request::{Assumption, RequestError};
@@ -398,7 +398,7 @@ pub(super) fn check_content(messages: &[AnthropicMessage]) -> Result<(), Request
 fn check_block(block: &ContentBlock, max_side: u32, pages: &mut usize) -> Result<(), String> {
     match block {
         ContentBlock::Image(b) if b.source.kind() == "base64" => {
-            let image = read_base64(b.source.data.as_deref().unwrap_or_default())?;
+            let image = check_base64(b.source.data.as_deref().unwrap_or_default())?;
             match anthropic_problem(&image, b.source.media_type.as_deref(), max_side) {
                 Some(problem) => Err(problem),
                 None => Ok(()),

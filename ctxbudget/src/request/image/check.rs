@@ -3,6 +3,8 @@
 //! claims, a GIF's frames counted, and the providers' limits.
 
 use base64::DecodeError;
+use std::borrow::Cow;
+
 use base64::Engine as _;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 
@@ -75,18 +77,125 @@ pub(crate) struct ImageData {
     pub(crate) encoded_len: usize,
 }
 
-/// Reads and checks base64 image data (see [the module docs](super#checks)).
+/// Reads base64 image data and checks its structure (see
+/// [the module docs](super#checks)), decoding only the header and the pieces the
+/// checks look at (a PNG's chunk headers, a JPEG's segment headers, a GIF's block
+/// lengths): what a count needs. [`check_base64`] also decodes every character.
 ///
 /// # Errors
 ///
 /// What is wrong with the data, as a sentence for an error message.
 pub(crate) fn read_base64(data: &str) -> Result<ImageData, String> {
+    // Line breaks would move what is read: data that fails read in place is decoded
+    // whole, skipping them, and read again.
+    Encoded::new(data)
+        .and_then(|encoded| read_image(&encoded, data.len()).ok())
+        .map_or_else(|| check_base64(data), Ok)
+}
+
+/// [`read_base64`], with every character of the data decoded: what validation
+/// needs.
+///
+/// # Errors
+///
+/// What is wrong with the data, as a sentence for an error message.
+pub(crate) fn check_base64(data: &str) -> Result<ImageData, String> {
     let bytes = decode_base64(data)?;
-    let format = match imagesize::image_type(&bytes) {
-        _ if bytes.starts_with(b"\x89PNG\r\n\x1a\n") => ImageFormat::Png,
-        _ if bytes.starts_with(b"\xff\xd8\xff") => ImageFormat::Jpeg,
-        _ if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") => ImageFormat::Gif,
-        _ if bytes.starts_with(b"RIFF") && bytes.get(8..12) == Some(b"WEBP") => ImageFormat::WebP,
+    read_image(bytes.as_slice(), data.len())
+}
+
+/// Image bytes read at any offset: a slice, or base64 text decoded piece by piece.
+trait Bytes {
+    /// How many bytes there are.
+    fn size(&self) -> usize;
+    /// The `n` bytes at `at`, fewer at the end; `None` past the end or where they
+    /// do not decode.
+    fn read(&self, at: usize, n: usize) -> Option<Cow<'_, [u8]>>;
+    /// The byte at `at`.
+    fn byte(&self, at: usize) -> Option<u8> {
+        self.read(at, 1)?.first().copied()
+    }
+}
+
+impl Bytes for [u8] {
+    fn size(&self) -> usize {
+        self.len()
+    }
+
+    fn read(&self, at: usize, n: usize) -> Option<Cow<'_, [u8]>> {
+        let end = at.checked_add(n)?.min(self.len());
+        self.get(at..end).map(Cow::Borrowed)
+    }
+}
+
+/// Base64 text without padding, decoded 4 characters (3 bytes) at a time where it
+/// is read. Its offsets hold for text without whitespace, as encoders write it.
+struct Encoded<'a> {
+    text: &'a [u8],
+}
+
+impl<'a> Encoded<'a> {
+    /// The text without its padding; `None` when it is empty or has a length no
+    /// base64 has (then it is decoded whole, which says what is wrong).
+    fn new(data: &'a str) -> Option<Self> {
+        let text = data.trim_end_matches('=').as_bytes();
+        (!text.is_empty() && text.len() % 4 != 1).then_some(Self { text })
+    }
+}
+
+impl Bytes for Encoded<'_> {
+    fn size(&self) -> usize {
+        let tail = match self.text.len() % 4 {
+            2 => 1,
+            3 => 2,
+            _ => 0,
+        };
+        self.text.len() / 4 * 3 + tail
+    }
+
+    fn read(&self, at: usize, n: usize) -> Option<Cow<'_, [u8]>> {
+        let end = at.checked_add(n)?.min(self.size());
+        if at > end {
+            return None;
+        }
+        if at == end {
+            return Some(Cow::Borrowed(&[]));
+        }
+        let (first, last) = (at / 3, end.div_ceil(3));
+        let chars = self.text.get(first * 4..(last * 4).min(self.text.len()))?;
+        let bytes = BASE64.decode(chars).ok()?;
+        let skip = at - first * 3;
+        Some(Cow::Owned(bytes.get(skip..skip + (end - at))?.to_vec()))
+    }
+}
+
+/// The size `imagesize` reads from the start of the file, reading more until it is
+/// found (a JPEG's frame header can come after large metadata).
+fn header_size<B: Bytes + ?Sized>(bytes: &B) -> Option<(u32, u32)> {
+    let mut take = 64usize;
+    loop {
+        let head = bytes.read(0, take)?;
+        if let Ok(size) = imagesize::blob_size(&head) {
+            return Some((
+                u32::try_from(size.width).ok()?,
+                u32::try_from(size.height).ok()?,
+            ));
+        }
+        if take >= bytes.size() {
+            return None;
+        }
+        take = take.saturating_mul(8);
+    }
+}
+
+/// Reads the format and size of an image and checks its structure.
+fn read_image<B: Bytes + ?Sized>(bytes: &B, encoded_len: usize) -> Result<ImageData, String> {
+    let start = bytes.read(0, 64).unwrap_or_default();
+    let format = match imagesize::image_type(&start) {
+        _ if start.starts_with(b"\x89PNG\r\n\x1a\n") => ImageFormat::Png,
+        _ if start.starts_with(b"\xff\xd8\xff") => ImageFormat::Jpeg,
+        _ if start.starts_with(b"GIF87a") || start.starts_with(b"GIF89a") => ImageFormat::Gif,
+        _ if start.starts_with(b"RIFF") && start.get(8..12) == Some(b"WEBP") => ImageFormat::WebP,
         Ok(other) => ImageFormat::Other(format!("{other:?}").to_uppercase()),
         Err(_) => {
             return Err(
@@ -94,13 +203,7 @@ pub(crate) fn read_base64(data: &str) -> Result<ImageData, String> {
             );
         }
     };
-    let dimensions = imagesize::blob_size(&bytes).ok().and_then(|size| {
-        Some((
-            u32::try_from(size.width).ok()?,
-            u32::try_from(size.height).ok()?,
-        ))
-    });
-    let (width, height) = dimensions.ok_or_else(|| {
+    let (width, height) = header_size(bytes).ok_or_else(|| {
         format!(
             "the {} image's header is cut off or corrupt: send the whole file",
             format.name()
@@ -108,16 +211,14 @@ pub(crate) fn read_base64(data: &str) -> Result<ImageData, String> {
     })?;
     if width == 0 || height == 0 {
         return Err(format!(
-            "the {} image's header gives a size of {} × {} px, which no image has",
+            "the {} image's header gives a size of {width} × {height} px, which no image has",
             format.name(),
-            width,
-            height
         ));
     }
     let frames = match format {
-        ImageFormat::Png => check_png(&bytes, width, height).map(|()| 1)?,
-        ImageFormat::Jpeg => check_jpeg(&bytes, width, height).map(|()| 1)?,
-        ImageFormat::Gif => gif_frames(&bytes),
+        ImageFormat::Png => check_png(bytes, width, height).map(|()| 1)?,
+        ImageFormat::Jpeg => check_jpeg(bytes, width, height).map(|()| 1)?,
+        ImageFormat::Gif => gif_frames(bytes),
         _ => 1,
     };
     Ok(ImageData {
@@ -125,7 +226,7 @@ pub(crate) fn read_base64(data: &str) -> Result<ImageData, String> {
         width,
         height,
         frames,
-        encoded_len: data.len(),
+        encoded_len,
     })
 }
 
@@ -154,13 +255,13 @@ fn decode_base64(data: &str) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
-fn be_u32(bytes: &[u8], at: usize) -> Option<u32> {
-    let b: [u8; 4] = bytes.get(at..at.checked_add(4)?)?.try_into().ok()?;
+fn be_u32<B: Bytes + ?Sized>(bytes: &B, at: usize) -> Option<u32> {
+    let b: [u8; 4] = bytes.read(at, 4)?.as_ref().try_into().ok()?;
     Some(u32::from_be_bytes(b))
 }
 
-fn be_u16(bytes: &[u8], at: usize) -> Option<u16> {
-    let b: [u8; 2] = bytes.get(at..at.checked_add(2)?)?.try_into().ok()?;
+fn be_u16<B: Bytes + ?Sized>(bytes: &B, at: usize) -> Option<u16> {
+    let b: [u8; 2] = bytes.read(at, 2)?.as_ref().try_into().ok()?;
     Some(u16::from_be_bytes(b))
 }
 
@@ -172,20 +273,21 @@ fn deflate_floor(raw: u128) -> u128 {
 
 /// A PNG's header chunk passes its CRC and its image data can hold the pixels it
 /// claims (see [the module docs](super#checks)).
-fn check_png(bytes: &[u8], width: u32, height: u32) -> Result<(), String> {
+fn check_png<B: Bytes + ?Sized>(bytes: &B, width: u32, height: u32) -> Result<(), String> {
     let corrupt = |what: &str| format!("the PNG's {what}: the data is corrupt or cut off");
-    if be_u32(bytes, 8) != Some(13) || bytes.get(12..16) != Some(b"IHDR") {
+    let header = bytes
+        .read(12, 17)
+        .filter(|header| header.len() == 17)
+        .ok_or_else(|| corrupt("header is cut off"))?;
+    if be_u32(bytes, 8) != Some(13) || header[..4] != *b"IHDR" {
         return Err(corrupt("first chunk is not its header (IHDR)"));
     }
-    let header = bytes
-        .get(12..29)
-        .ok_or_else(|| corrupt("header is cut off"))?;
-    if be_u32(bytes, 29) != Some(crc32(header)) {
+    if be_u32(bytes, 29) != Some(crc32(&header)) {
         return Err(corrupt("header (IHDR) fails its CRC"));
     }
     // Bits per pixel: the bit depth times the channels of the colour type.
-    let depth = u128::from(bytes[24]);
-    let channels = match bytes[25] {
+    let depth = u128::from(header[12]);
+    let channels = match header[13] {
         0 | 3 => 1,
         4 => 2,
         2 => 3,
@@ -196,7 +298,7 @@ fn check_png(bytes: &[u8], width: u32, height: u32) -> Result<(), String> {
     let raw = u128::from(height) * row_bits.div_ceil(8);
     let chunk = |at: usize| {
         let length = be_u32(bytes, at)?;
-        let kind = bytes.get(at.checked_add(4)?..at.checked_add(8)?)?;
+        let kind = bytes.read(at.checked_add(4)?, 4)?;
         let next = at
             .checked_add(12)?
             .checked_add(usize::try_from(length).ok()?)?;
@@ -205,10 +307,10 @@ fn check_png(bytes: &[u8], width: u32, height: u32) -> Result<(), String> {
     let mut data = 0u128;
     let mut at = 33usize;
     while let Some((length, kind, next)) = chunk(at) {
-        if kind == b"IEND" {
+        if *kind == *b"IEND" {
             break;
         }
-        if kind == b"IDAT" {
+        if *kind == *b"IDAT" {
             data += u128::from(length);
         }
         at = next;
@@ -227,15 +329,15 @@ fn check_png(bytes: &[u8], width: u32, height: u32) -> Result<(), String> {
 
 /// A Huffman-coded JPEG has a scan after its frame header, of at least one bit per
 /// 8 × 8 block of the size it claims (see [the module docs](super#checks)).
-fn check_jpeg(bytes: &[u8], width: u32, height: u32) -> Result<(), String> {
+fn check_jpeg<B: Bytes + ?Sized>(bytes: &B, width: u32, height: u32) -> Result<(), String> {
     let mut at = 2usize;
     let mut huffman = None;
     let scan = loop {
         // Markers may be padded with any number of 0xFF bytes.
-        while bytes.get(at) == Some(&0xff) && bytes.get(at + 1) == Some(&0xff) {
+        while bytes.byte(at) == Some(0xff) && bytes.byte(at + 1) == Some(0xff) {
             at += 1;
         }
-        let (Some(&0xff), Some(&marker)) = (bytes.get(at), bytes.get(at + 1)) else {
+        let (Some(0xff), Some(marker)) = (bytes.byte(at), bytes.byte(at + 1)) else {
             break None;
         };
         if matches!(marker, 0x01 | 0xd0..=0xd8) {
@@ -255,7 +357,7 @@ fn check_jpeg(bytes: &[u8], width: u32, height: u32) -> Result<(), String> {
         }
         at = end;
     };
-    let Some(scan) = scan.filter(|&s| s <= bytes.len()) else {
+    let Some(scan) = scan.filter(|&s| s <= bytes.size()) else {
         return Err(
             "the JPEG has no scan (SOS) after its header: the data is corrupt or cut off"
                 .to_owned(),
@@ -264,7 +366,7 @@ fn check_jpeg(bytes: &[u8], width: u32, height: u32) -> Result<(), String> {
     if huffman == Some(true) {
         let blocks = u128::from(width.div_ceil(8)) * u128::from(height.div_ceil(8));
         let floor = blocks / 8;
-        let data = u128::try_from(bytes.len() - scan).unwrap_or(u128::MAX);
+        let data = u128::try_from(bytes.size() - scan).unwrap_or(u128::MAX);
         if data < floor {
             return Err(format!(
                 "the JPEG says {width} × {height} px but holds {data} bytes of scan data, under the {floor} that size needs: the data is corrupt or cut off"
@@ -276,16 +378,16 @@ fn check_jpeg(bytes: &[u8], width: u32, height: u32) -> Result<(), String> {
 
 /// The frames (image descriptors) of a GIF, walking its blocks; a walk cut short by
 /// corrupt data counts the frames found so far, at least 1.
-fn gif_frames(bytes: &[u8]) -> usize {
-    fn skip_sub_blocks(bytes: &[u8], mut at: usize) -> Option<usize> {
+fn gif_frames<B: Bytes + ?Sized>(bytes: &B) -> usize {
+    let skip_sub_blocks = |mut at: usize| -> Option<usize> {
         loop {
-            let length = usize::from(*bytes.get(at)?);
+            let length = usize::from(bytes.byte(at)?);
             at = at.checked_add(1)?.checked_add(length)?;
             if length == 0 {
                 return Some(at);
             }
         }
-    }
+    };
     let table = |packed: u8| {
         if packed & 0x80 == 0 {
             0
@@ -294,17 +396,17 @@ fn gif_frames(bytes: &[u8]) -> usize {
         }
     };
     let mut frames = 0usize;
-    let Some(&packed) = bytes.get(10) else {
+    let Some(packed) = bytes.byte(10) else {
         return 1;
     };
     let mut at = 13 + table(packed);
-    while let Some(&block) = bytes.get(at) {
+    while let Some(block) = bytes.byte(at) {
         let next = match block {
-            0x2c => bytes.get(at + 9).and_then(|&packed| {
+            0x2c => bytes.byte(at + 9).and_then(|packed| {
                 frames += 1;
-                skip_sub_blocks(bytes, at + 10 + table(packed) + 1)
+                skip_sub_blocks(at + 10 + table(packed) + 1)
             }),
-            0x21 => skip_sub_blocks(bytes, at + 2),
+            0x21 => skip_sub_blocks(at + 2),
             _ => None,
         };
         match next {
@@ -469,9 +571,57 @@ mod tests {
             ("QUJD\u{0}", "byte 4 is `\\u{0}`"),
             (&b64(b"plain text, not an image")[..], "no image file"),
         ] {
-            let err = read_base64(data).unwrap_err();
+            let err = check_base64(data).unwrap_err();
             assert!(err.contains(expected), "{data}: {err}");
+            assert!(read_base64(data).is_err(), "{data}");
         }
+    }
+
+    #[test]
+    fn base64_is_read_where_it_is_looked_at() {
+        let bytes: Vec<u8> = (0..=255u8).cycle().take(1_000).collect();
+        for len in [1, 2, 3, 4, 5, 999, 1_000] {
+            let text = b64(&bytes[..len]);
+            let encoded = Encoded::new(&text).unwrap();
+            assert_eq!(encoded.size(), len);
+            for at in [0, 1, 2, 3, 4, len / 2, len.saturating_sub(1), len] {
+                for n in [0, 1, 2, 3, 4, 7, 100] {
+                    assert_eq!(
+                        encoded.read(at, n).as_deref(),
+                        bytes[..len].read(at, n).as_deref(),
+                        "{len} {at} {n}"
+                    );
+                }
+            }
+            assert_eq!(encoded.read(len + 1, 1), None);
+        }
+        assert!(Encoded::new("").is_none());
+        assert!(Encoded::new("QUJDR").is_none());
+    }
+
+    #[test]
+    fn a_count_reads_the_structure_and_validation_every_character() {
+        let good = png(640, 480, 1_000);
+        let text = b64(&good);
+        assert_eq!(read_base64(&text), check_base64(&text));
+        // A bad character inside the image data: the structure still holds (a count
+        // reads the size), every character does not (validation refuses it).
+        let mut bad = text.clone().into_bytes();
+        bad[200] = b'%';
+        let bad = String::from_utf8(bad).unwrap();
+        assert!(read_base64(&bad).is_ok());
+        let err = check_base64(&bad).unwrap_err();
+        assert!(err.contains("byte 200 is `%`"), "{err}");
+        // With line breaks, both decode it whole.
+        let wrapped = format!("{}\n{}", &text[..76], &text[76..]);
+        assert_eq!(read_base64(&wrapped).map(|i| i.width), Ok(640));
+        let mut wrapped = String::new();
+        for line in text.as_bytes().chunks(60) {
+            wrapped.push_str(std::str::from_utf8(line).unwrap());
+            wrapped.push_str("\r\n");
+        }
+        assert_eq!(read_base64(&wrapped), check_base64(&wrapped));
+        assert!(read_base64(&wrapped).is_ok());
     }
 
     #[test]

@@ -9,7 +9,8 @@ use super::content::{Content, ContentPart, FileData, ImagePart, InputAudio};
 use super::message::RequestMessage;
 use crate::count::TokenCounter;
 use crate::request::image::{
-    CountRule, OPENAI_MAX_IMAGE_TOKENS, OpenAiDetail, data_url_base64, openai_problem, read_base64,
+    CountRule, OPENAI_MAX_IMAGE_TOKENS, OpenAiDetail, check_base64, data_url_base64,
+    openai_problem, read_base64,
 };
 use crate::request::{Assumption, RequestError};
 
@@ -138,7 +139,7 @@ pub(super) fn check_parts(messages: &[RequestMessage]) -> Result<(), RequestErro
                     let data = data_url_base64(url).ok_or_else(|| {
                         invalid("the image's `data:` URL is not base64: send `data:image/png;base64,...`".to_owned())
                     })?;
-                    let image = read_base64(data).map_err(invalid)?;
+                    let image = check_base64(data).map_err(invalid)?;
                     if let Some(problem) = openai_problem(&image) {
                         return Err(invalid(problem));
                     }
