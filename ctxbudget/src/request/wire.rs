@@ -129,7 +129,8 @@ pub struct RequestCost {
 
 /// A provider request body whose messages ctxbudget can count and trim.
 ///
-/// Implemented by the request types of [`openai`] and [`anthropic`].
+/// Implemented by the request types of [`openai`](super::openai) and
+/// [`anthropic`](super::anthropic).
 pub trait WireRequest: Sized {
     /// The request's message type.
     type Message: ChatMessage;
