@@ -58,6 +58,7 @@ pub use report::{DroppedRequestMessage, OutputReservation, RequestReport};
 
 use std::fmt;
 
+use crate::chat::edit::EditableMessage;
 use crate::chat::{ChatFormat, ChatMessage};
 use crate::count::TokenCounter;
 
@@ -184,8 +185,9 @@ pub struct RequestCost {
 ///
 /// Implemented by the request types of [`openai`] and [`anthropic`].
 pub trait WireRequest: Sized {
-    /// The request's message type.
-    type Message: ChatMessage;
+    /// The request's message type, which the [editing engine](crate::chat::edit)
+    /// can edit in place.
+    type Message: ChatMessage + EditableMessage;
 
     /// Which wire format this is.
     const FORMAT: RequestFormat;
@@ -212,6 +214,11 @@ pub trait WireRequest: Sized {
     ///
     /// The first problem found, with the message index and what to fix.
     fn validate(&self) -> Result<(), RequestError>;
+
+    /// Runs `edit` on the messages, which it may change in place (never add, remove
+    /// or reorder), then brings up to date what the request works out from them
+    /// (Anthropic: whose thinking counts).
+    fn edit_messages<T>(&mut self, edit: impl FnOnce(&mut [Self::Message]) -> T) -> T;
 
     /// Keeps exactly the messages whose `keep[i]` is true, in order, untouched.
     /// `keep` has one entry per message.
