@@ -26,6 +26,7 @@ mod misbehaving_counters;
 mod models;
 mod openai_request;
 mod request_fit;
+mod request_fit_edits;
 mod select;
 mod tekken;
 mod tiktoken;
