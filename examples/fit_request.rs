@@ -104,8 +104,10 @@ where
         format!("{}/{users_before}", e.1),
     );
     row("tokens", d.2.to_string(), e.2.to_string());
+    // Per mille in integers: no float casts.
     let use_of = |(_, _, tokens, limit): (usize, usize, usize, usize)| {
-        format!("{:.1}%", 100.0 * tokens as f64 / limit.max(1) as f64)
+        let per_mille = tokens.saturating_mul(1_000) / limit.max(1);
+        format!("{}.{}%", per_mille / 10, per_mille % 10)
     };
     row("window use", use_of(d), use_of(e));
     let valid = |f: &ctxbudget::request::FittedRequest<R>| {

@@ -122,8 +122,8 @@ fn check_edited<R, C>(
     C: TokenCounter + Clone,
 {
     let fitter = fitter.clone().with_edits(Edits::default());
-    let fitted = match fitter.fit(request.clone()) {
-        Ok(fitted) => fitted,
+    let result = match fitter.fit(request.clone()) {
+        Ok(result) => result,
         Err(
             RequestError::DoesNotFit { needed, over, .. }
             | RequestError::ToolLoopDoesNotFit { needed, over, .. },
@@ -134,21 +134,21 @@ fn check_edited<R, C>(
         }
         Err(other) => panic!("a valid request with a limit: {other}"),
     };
-    let report = &fitted.report;
+    let report = &result.report;
     let edits = report.edits.as_ref().expect("edits are reported");
     assert_eq!(
-        fitter.count(&fitted.request).tokens,
+        fitter.count(&result.request).tokens,
         report.tokens_after,
         "{report}"
     );
     assert!(report.tokens_after <= limit, "{report}");
     assert_eq!(report.tokens_before, Some(whole), "{report}");
-    fitted
+    result
         .request
         .validate()
         .expect("an edited request is valid");
     let original = request.messages();
-    let kept = fitted.request.messages();
+    let kept = result.request.messages();
     assert_eq!(kept.len() + report.dropped.len(), original.len());
     let dropped = |index: usize| report.dropped.iter().any(|d| d.index == index);
     let mut kept_iter = kept.iter();

@@ -24,6 +24,7 @@ fn growing_session(turns: usize) -> Vec<ChatRequest> {
 /// Over the session fitted with `edits`: the share of turns whose fitted messages
 /// start with the previous turn's (the edited prefix the provider has cached), and
 /// the mean window use.
+#[allow(clippy::cast_precision_loss)]
 fn stability(requests: &[ChatRequest], edits: &Edits) -> (f64, f64) {
     let fitter = RequestFitter::new(CharEstimate)
         .with_max_input(LIMIT)
@@ -31,15 +32,15 @@ fn stability(requests: &[ChatRequest], edits: &Edits) -> (f64, f64) {
     let mut previous: Option<Vec<RequestMessage>> = None;
     let (mut stable, mut used) = (0usize, 0usize);
     for request in requests {
-        let fitted = fitter.fit(request.clone()).expect("every turn fits");
-        assert!(fitted.report.tokens_after <= LIMIT);
-        let now = fitted.request.messages().to_vec();
+        let turn = fitter.fit(request.clone()).expect("every turn fits");
+        assert!(turn.report.tokens_after <= LIMIT);
+        let now = turn.request.messages().to_vec();
         if let Some(before) = &previous {
             if now.len() >= before.len() && now[..before.len()] == before[..] {
                 stable += 1;
             }
         }
-        used += fitted.report.tokens_after;
+        used += turn.report.tokens_after;
         previous = Some(now);
     }
     let turns = requests.len() as f64;
