@@ -11,6 +11,9 @@
 //!   tool results, plans a compaction) and then `ChatTrimmer::trim` over
 //!   `Precounted` messages (only the per-message overhead is counted again), at a
 //!   32,000-token limit (edits, then dropping) and at 250,000 (edits alone fit).
+//! - **fitter**: the same through `RequestFitter::with_edits(Edits::default())` on
+//!   a clone of the request: validation, the fixed cost, the edits, the pinned
+//!   task and the report.
 //!
 //! Each contender clones the messages first, so both pay the same copy. Before
 //! criterion's own measurements, the contenders are timed interleaved, in a random
@@ -21,7 +24,8 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ctxbudget::chat::ChatFormat;
-use ctxbudget::chat::edit::{ContextEditor, Precounted};
+use ctxbudget::chat::edit::{ContextEditor, Edits, Precounted};
+use ctxbudget::request::RequestFitter;
 use ctxbudget::request::openai::{ChatRequest, RequestMessage};
 use ctxbudget::{ChatTrimmer, Tiktoken};
 use ctxbudget_tests::agent::SplitMix;
@@ -85,6 +89,16 @@ fn edit_and_fit(counter: &Tiktoken, messages: &[RequestMessage], limit: usize) -
         .tokens()
 }
 
+fn fitter_fit(counter: &Tiktoken, request: &ChatRequest, limit: usize) -> usize {
+    RequestFitter::new(counter)
+        .with_max_input(limit)
+        .with_edits(Edits::default())
+        .fit(request.clone())
+        .expect("fits")
+        .report
+        .tokens_after
+}
+
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort();
     times[times.len() / 2]
@@ -111,7 +125,7 @@ fn bench(c: &mut Criterion) {
     }
 
     let mut rng = SplitMix::new(7);
-    let mut times: [Vec<Duration>; 1 + LIMITS.len()] = Default::default();
+    let mut times: [Vec<Duration>; 1 + 2 * LIMITS.len()] = Default::default();
     for _ in 0..ROUNDS {
         let mut order: Vec<usize> = (0..times.len()).collect();
         for i in (1..order.len()).rev() {
@@ -121,17 +135,28 @@ fn bench(c: &mut Criterion) {
             let start = Instant::now();
             match contender {
                 0 => black_box(count(&counter, black_box(&messages))),
-                i => black_box(edit_and_fit(&counter, black_box(&messages), LIMITS[i - 1])),
+                i if i <= LIMITS.len() => {
+                    black_box(edit_and_fit(&counter, black_box(&messages), LIMITS[i - 1]))
+                }
+                i => black_box(fitter_fit(
+                    &counter,
+                    black_box(&request),
+                    LIMITS[i - 1 - LIMITS.len()],
+                )),
             };
             times[contender].push(start.elapsed());
         }
     }
     let [count_time, rest @ ..] = times.map(median);
     eprintln!("count once: {count_time:?}");
-    for (limit, time) in LIMITS.iter().zip(rest) {
+    let names = LIMITS
+        .iter()
+        .map(|l| ("edit + fit", l))
+        .chain(LIMITS.iter().map(|l| ("RequestFitter::with_edits", l)));
+    for ((name, limit), time) in names.zip(rest) {
         #[allow(clippy::cast_precision_loss)]
         let ratio = time.as_secs_f64() / count_time.as_secs_f64();
-        eprintln!("edit + fit at {limit}: {time:?} ({ratio:.2}x counting once)");
+        eprintln!("{name} at {limit}: {time:?} ({ratio:.2}x counting once)");
     }
 
     let mut group = c.benchmark_group("edits");
@@ -142,6 +167,11 @@ fn bench(c: &mut Criterion) {
     for limit in LIMITS {
         group.bench_function(format!("edit + fit {limit}"), |b| {
             b.iter(|| edit_and_fit(&counter, black_box(&messages), limit));
+        });
+    }
+    for limit in LIMITS {
+        group.bench_function(format!("RequestFitter::with_edits {limit}"), |b| {
+            b.iter(|| fitter_fit(&counter, black_box(&request), limit));
         });
     }
     group.finish();

@@ -28,6 +28,7 @@ mod models;
 mod openai_request;
 mod request_costs;
 mod request_fit;
+mod request_fit_edits;
 mod select;
 mod tekken;
 mod tiktoken;

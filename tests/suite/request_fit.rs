@@ -4,6 +4,7 @@
 use std::fmt::Debug;
 
 use ctxbudget::TokenCounter;
+use ctxbudget::chat::edit::Edits;
 use ctxbudget::chat::{ChatMessage, Role};
 use ctxbudget::request::{RequestError, RequestFitter, WireRequest};
 use serde::Serialize;
@@ -23,13 +24,15 @@ pub fn check_fit<R, C>(request: &R, counter: C, limit: usize)
 where
     R: WireRequest + Clone + Debug,
     R::Message: Serialize,
-    C: TokenCounter,
+    C: TokenCounter + Clone,
 {
     let request_fitter = RequestFitter::new(counter)
         .with_max_input(limit)
         .with_count_dropped(true);
     let whole = request_fitter.count(request).tokens;
-    match request_fitter.fit(request.clone()) {
+    let dropping = request_fitter.fit(request.clone());
+    check_edited(request, &request_fitter, limit, whole, dropping.is_ok());
+    match dropping {
         Ok(fitted) => {
             let report = &fitted.report;
             let recount = request_fitter.count(&fitted.request);
@@ -100,6 +103,81 @@ where
             assert_eq!(over, needed - limit);
         }
         Err(other) => panic!("a valid request with a limit: {other}"),
+    }
+}
+
+/// With the default edits: the fitted request recounts to the report, fits,
+/// validates and keeps its order; a kept message no edit names is unchanged, an
+/// edited one keeps its role and its call ids; what must stay stays; a request
+/// that fits by dropping fits with edits too; an error says by how much.
+fn check_edited<R, C>(
+    request: &R,
+    fitter: &RequestFitter<C>,
+    limit: usize,
+    whole: usize,
+    drop_only_fits: bool,
+) where
+    R: WireRequest + Clone + Debug,
+    R::Message: Serialize,
+    C: TokenCounter + Clone,
+{
+    let fitter = fitter.clone().with_edits(Edits::default());
+    let result = match fitter.fit(request.clone()) {
+        Ok(result) => result,
+        Err(
+            RequestError::DoesNotFit { needed, over, .. }
+            | RequestError::ToolLoopDoesNotFit { needed, over, .. },
+        ) => {
+            assert!(!drop_only_fits, "drop-only fits, edited needs {needed}");
+            assert_eq!(over, needed - limit);
+            return;
+        }
+        Err(other) => panic!("a valid request with a limit: {other}"),
+    };
+    let report = &result.report;
+    let edits = report.edits.as_ref().expect("edits are reported");
+    assert_eq!(
+        fitter.count(&result.request).tokens,
+        report.tokens_after,
+        "{report}"
+    );
+    assert!(report.tokens_after <= limit, "{report}");
+    assert_eq!(report.tokens_before, Some(whole), "{report}");
+    result
+        .request
+        .validate()
+        .expect("an edited request is valid");
+    let original = request.messages();
+    let kept = result.request.messages();
+    assert_eq!(kept.len() + report.dropped.len(), original.len());
+    let dropped = |index: usize| report.dropped.iter().any(|d| d.index == index);
+    let mut kept_iter = kept.iter();
+    for (index, message) in original.iter().enumerate() {
+        if dropped(index) {
+            continue;
+        }
+        let next = kept_iter.next().expect("every message not dropped is kept");
+        if edits.edits_of(index).next().is_none() {
+            assert_eq!(
+                json(next),
+                json(message),
+                "message {index} changed unreported"
+            );
+        } else {
+            assert_eq!(next.role(), message.role(), "message {index}");
+            let ids = |m: &R::Message| {
+                let calls: Vec<String> = m.tool_calls().map(|c| c.id.to_owned()).collect();
+                let results: Vec<String> = m.tool_result_ids().map(str::to_owned).collect();
+                (calls, results)
+            };
+            assert_eq!(ids(next), ids(message), "message {index} kept its ids");
+        }
+    }
+    if let Some(latest) = latest_user(original) {
+        assert!(!dropped(latest), "the latest user message {latest} is kept");
+    }
+    if let Some(start) = thinking_loop(original) {
+        assert!((start..original.len()).all(|i| !dropped(i)), "{report}");
     }
 }
 

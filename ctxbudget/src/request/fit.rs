@@ -1,14 +1,15 @@
 //! [`RequestFitter`]: count a provider request and trim it to its input limit by
 //! removing whole messages.
 
+mod edits;
 mod must_stay;
+mod trim;
 
-use must_stay::MustStay;
+use trim::{TrimSetup, trim};
 
-use super::report::{DroppedRequestMessage, OutputReservation, RequestReport};
+use super::report::{OutputReservation, RequestReport};
 use super::{RequestCost, RequestError, WireRequest};
-use crate::ChatTrimmer;
-use crate::chat::{ChatMessage, ChatTrimError, DropReason, Role};
+use crate::chat::edit::Edits;
 use crate::count::TokenCounter;
 #[cfg(feature = "tiktoken")]
 use crate::models::{CounterError, Model, ModelCounter};
@@ -123,6 +124,7 @@ pub struct RequestFitter<C> {
     counter: C,
     limit: Option<InputLimit>,
     count_dropped: bool,
+    edits: Edits,
 }
 
 #[cfg(feature = "tiktoken")]
@@ -164,6 +166,7 @@ impl<C: TokenCounter> RequestFitter<C> {
             counter,
             limit: None,
             count_dropped: false,
+            edits: Edits::none(),
         }
     }
 
@@ -202,6 +205,54 @@ impl<C: TokenCounter> RequestFitter<C> {
     pub fn with_count_dropped(mut self, count_dropped: bool) -> Self {
         self.count_dropped = count_dropped;
         self
+    }
+
+    /// Edits the messages before dropping any: old thinking, oversized and old tool
+    /// results (see [`Edits`] and [the engine](crate::chat::edit)). The default is
+    /// [`Edits::none()`]: trimming removes whole messages and touches no field of a
+    /// kept message. With edits on, a kept message may differ from the input where
+    /// [`RequestReport::edits`] says, and nowhere else; every message is counted
+    /// once (the edits need the tokens of what they clear), and the dropping step
+    /// after the edits counts nothing again. With [`Edits::pins_task`] (the
+    /// default) the task, the first user message, is kept too, when it fits with
+    /// what must stay.
+    ///
+    /// ```
+    /// use ctxbudget::chat::edit::Edits;
+    /// use ctxbudget::request::{RequestFitter, openai::ChatRequest};
+    ///
+    /// let mut messages = vec![r#"{"role": "user", "content": "Fix the failing test."}"#.to_owned()];
+    /// for i in 0..10 {
+    ///     messages.push(format!(
+    ///         r#"{{"role": "assistant", "content": null, "tool_calls": [{{"id": "c{i}", "type": "function", "function": {{"name": "run_tests", "arguments": "{{}}"}}}}]}}"#
+    ///     ));
+    ///     let log = "FAILED test_parse ".repeat(40);
+    ///     messages.push(format!(r#"{{"role": "tool", "tool_call_id": "c{i}", "content": "{log}"}}"#));
+    /// }
+    /// let body = format!(r#"{{"model": "gpt-4o", "messages": [{}]}}"#, messages.join(","));
+    /// let request = ChatRequest::from_json(&body)?;
+    /// let words = |t: &str| t.split_whitespace().count();
+    /// let fitter = RequestFitter::new(words).with_max_input(600);
+    /// // Dropping whole messages loses most calls ...
+    /// let dropped = fitter.fit(request.clone())?;
+    /// assert!(dropped.request.messages.len() < 15);
+    /// // ... where edits keep every message, the old results cleared.
+    /// let edited = fitter.with_edits(Edits::default()).fit(request)?;
+    /// assert_eq!(edited.request.messages.len(), 21);
+    /// let edits = edited.report.edits.as_ref().unwrap();
+    /// assert!(edits.totals.cleared_tool_uses > 0);
+    /// assert!(edited.report.tokens_after <= 600);
+    /// # Ok::<(), ctxbudget::request::RequestError>(())
+    /// ```
+    #[must_use]
+    pub fn with_edits(mut self, edits: Edits) -> Self {
+        self.edits = edits;
+        self
+    }
+
+    /// The edits made before dropping (default: [`Edits::none()`]).
+    pub fn edits(&self) -> &Edits {
+        &self.edits
     }
 
     /// The limit set, if any.
@@ -295,96 +346,45 @@ impl<C: TokenCounter> RequestFitter<C> {
         } = request.fixed_cost(&self.counter);
         assumptions.extend(request.message_assumptions());
         let format = request.chat_format();
-        let message_budget = limit.saturating_sub(fixed);
-        let messages = request.messages();
         // `&C` is a counter only for this crate's counters: borrow it as an object.
         let counter: &dyn TokenCounter = &self.counter;
-        let must_stay = MustStay::of(messages, format, counter, limit);
-        // What the trim needed, without the thinking loop it dropped.
-        let does_not_fit = |needed: usize| must_stay.over(needed, |_| false);
-        // A budget below the reply priming still trims, so that the error can say
-        // what the messages that must stay need.
-        let history_trimmer = ChatTrimmer::new(counter, message_budget.max(format.reply_priming()))
-            .with_format(format)
-            .with_start_on([Role::User]);
-        let trimmed = match history_trimmer.trim(messages) {
-            Ok(chat) if chat.tokens() <= message_budget && fixed <= limit => chat,
-            Ok(chat) => {
-                let kept = |seq: usize| chat.elements().iter().any(|e| e.seq == seq);
-                return Err(must_stay.over(fixed.saturating_add(chat.tokens()), kept));
-            }
-            Err(ChatTrimError::OverBudget { needed, .. }) => {
-                return Err(does_not_fit(fixed.saturating_add(needed)));
-            }
-            Err(ChatTrimError::ReplyPriming { priming, .. }) => {
-                return Err(does_not_fit(fixed.saturating_add(priming)));
-            }
+        let setup = TrimSetup {
+            counter,
+            format,
+            limit,
+            fixed,
+            count_dropped: self.count_dropped,
+            start_on_user: true,
         };
-        // Starting the history on a user message is a rule for trimming: a request
-        // that fits whole is given back whole, whatever its first message.
-        let only_leading_drops = !trimmed.dropped().is_empty()
-            && trimmed
-                .dropped()
+        let (trimmed, edit_report) = if self.edits.is_none() {
+            (trim(request.messages(), setup)?, None)
+        } else {
+            let budget = limit.saturating_sub(fixed);
+            let edited = edits::edit(&mut request, &self.edits, counter, format, budget);
+            let pin = self.edits.pins_task();
+            let trimmed = edits::trim_edited(request.messages(), &edited, pin, setup)?;
+            (trimmed, Some(edited.into_report()))
+        };
+        let tokens_before = match &edit_report {
+            // The engine counted every message as it came in.
+            Some(edits) => Some(fixed.saturating_add(edits.tokens_before)),
+            None => trimmed
+                .dropped
                 .iter()
-                .all(|d| d.reason == DropReason::StartOnUser);
-        if only_leading_drops {
-            let whole = format.count_messages(counter, messages);
-            if whole <= message_budget {
-                drop(trimmed);
-                let report = RequestReport {
-                    tokens_before: Some(fixed.saturating_add(whole)),
-                    tokens_after: fixed.saturating_add(whole),
-                    kept: request.messages().len(),
-                    system_kept: count_system(request.messages()),
-                    dropped: Vec::new(),
-                    ..self.report_base(&request, limit, output_reserved, fixed, assumptions)
-                };
-                return Ok(FittedRequest { request, report });
-            }
-        }
-        let mut keep = vec![false; messages.len()];
-        for element in trimmed.elements() {
-            keep[element.seq] = true;
-        }
-        // Starting on a user message may drop what the budget kept (a request with no
-        // message is one the provider rejects), and a thinking loop is a unit the
-        // budget may drop: what must stay not kept is the error.
-        must_stay.check(&keep, fixed, fixed.saturating_add(trimmed.tokens()))?;
-        let dropped: Vec<DroppedRequestMessage> = trimmed
-            .dropped()
-            .iter()
-            .map(|d| DroppedRequestMessage {
-                index: d.seq,
-                role: messages[d.seq].role(),
-                tokens: d.tokens.or_else(|| {
-                    self.count_dropped
-                        .then(|| format.message_tokens(counter, &messages[d.seq]))
+                .try_fold(fixed.saturating_add(trimmed.tokens), |sum, d| {
+                    Some(sum.saturating_add(d.tokens?))
                 }),
-                reason: d.reason,
-            })
-            .collect();
-        let kept_messages = trimmed.tokens();
-        let tokens_before = dropped
-            .iter()
-            .try_fold(fixed.saturating_add(kept_messages), |sum, d| {
-                Some(sum.saturating_add(d.tokens?))
-            });
-        let kept = trimmed.elements().len();
-        let system_kept = trimmed
-            .elements()
-            .iter()
-            .filter(|e| e.role == Role::System)
-            .count();
-        drop(trimmed);
-        if !dropped.is_empty() {
-            request.retain_messages(&keep);
+        };
+        if let Some(keep) = &trimmed.keep {
+            request.retain_messages(keep);
         }
         let report = RequestReport {
             tokens_before,
-            tokens_after: fixed.saturating_add(kept_messages),
-            kept,
-            system_kept,
-            dropped,
+            tokens_after: fixed.saturating_add(trimmed.tokens),
+            kept: trimmed.kept,
+            system_kept: trimmed.system_kept,
+            dropped: trimmed.dropped,
+            edits: edit_report,
             ..self.report_base(&request, limit, output_reserved, fixed, assumptions)
         };
         Ok(FittedRequest { request, report })
@@ -419,15 +419,11 @@ impl<C: TokenCounter> RequestFitter<C> {
             kept: 0,
             system_kept: 0,
             dropped: Vec::new(),
+            edits: None,
             exactness: self.counter.exactness(),
             assumptions,
         }
     }
-}
-
-/// How many of `messages` are system messages.
-fn count_system<M: ChatMessage>(messages: &[M]) -> usize {
-    messages.iter().filter(|m| m.role() == Role::System).count()
 }
 
 #[cfg(test)]
@@ -450,6 +446,9 @@ mod tests {
         const FORMAT: RequestFormat = RequestFormat::OpenAiChat;
         fn messages(&self) -> &[Message] {
             &self.messages
+        }
+        fn edit_messages<T>(&mut self, edit: impl FnOnce(&mut [Message]) -> T) -> T {
+            edit(&mut self.messages)
         }
         fn chat_format(&self) -> ChatFormat {
             ChatFormat::openai()

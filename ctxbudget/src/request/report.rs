@@ -3,6 +3,7 @@
 use std::fmt;
 
 use super::{Assumption, RequestFormat};
+use crate::chat::edit::EditReport;
 use crate::chat::{DropReason, Role};
 use crate::count::Exactness;
 
@@ -66,8 +67,17 @@ pub struct RequestReport {
     pub kept: usize,
     /// How many of the kept messages are system (or developer) messages.
     pub system_kept: usize,
-    /// The removed messages, in input order.
+    /// The removed messages, in input order. With edits, what a message cost is
+    /// what it cost after its edits.
     pub dropped: Vec<DroppedRequestMessage>,
+    /// What the editing step did, before anything was dropped: each edit (kind,
+    /// message index in the input, tool, tokens before and after) and the totals
+    /// (`cleared_tool_uses`, `cleared_input_tokens`, `truncated`,
+    /// `thinking_dropped`, `summarized`). `None` when edits are off
+    /// ([`Edits::none`](crate::chat::edit::Edits::none), the default; see
+    /// [`with_edits`](super::RequestFitter::with_edits)). A kept message no edit
+    /// names is exactly as it came in.
+    pub edits: Option<EditReport>,
     /// How exact the counter is: an exact tokenizer, an upper estimate (Claude,
     /// Gemini), or a rule of thumb.
     pub exactness: Exactness,
@@ -132,6 +142,18 @@ impl fmt::Display for RequestReport {
                 "  before     {:>8} tokens at least (older messages dropped uncounted)",
                 self.tokens_after.saturating_add(dropped_tokens)
             )?,
+        }
+        if let Some(edits) = &self.edits {
+            let t = &edits.totals;
+            writeln!(
+                f,
+                "  edits      {:>8} tokens saved: {} tool results cleared ({} tokens), {} truncated, thinking dropped in {}",
+                t.saved_tokens,
+                t.cleared_tool_uses,
+                t.cleared_input_tokens,
+                t.truncated,
+                t.thinking_dropped,
+            )?;
         }
         writeln!(f, "  after      {:>8} tokens", self.tokens_after)?;
         write!(

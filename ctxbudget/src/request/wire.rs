@@ -5,6 +5,7 @@
 use std::fmt;
 
 use super::error::RequestError;
+use crate::chat::edit::EditableMessage;
 use crate::chat::{ChatFormat, ChatMessage};
 use crate::count::TokenCounter;
 
@@ -132,8 +133,9 @@ pub struct RequestCost {
 /// Implemented by the request types of [`openai`](super::openai) and
 /// [`anthropic`](super::anthropic).
 pub trait WireRequest: Sized {
-    /// The request's message type.
-    type Message: ChatMessage;
+    /// The request's message type, which the [editing engine](crate::chat::edit)
+    /// can edit in place.
+    type Message: ChatMessage + EditableMessage;
 
     /// Which wire format this is.
     const FORMAT: RequestFormat;
@@ -160,6 +162,11 @@ pub trait WireRequest: Sized {
     ///
     /// The first problem found, with the message index and what to fix.
     fn validate(&self) -> Result<(), RequestError>;
+
+    /// Runs `edit` on the messages, which it may change in place (never add, remove
+    /// or reorder), then brings up to date what the request works out from them
+    /// (Anthropic: whose thinking counts).
+    fn edit_messages<T>(&mut self, edit: impl FnOnce(&mut [Self::Message]) -> T) -> T;
 
     /// Keeps exactly the messages whose `keep[i]` is true, in order, untouched.
     /// `keep` has one entry per message.

@@ -306,6 +306,12 @@ impl WireRequest for MessagesRequest {
         &self.messages
     }
 
+    /// Through [`messages_mut`](MessagesRequest::messages_mut): whose thinking counts
+    /// is worked out again afterwards.
+    fn edit_messages<T>(&mut self, edit: impl FnOnce(&mut [AnthropicMessage]) -> T) -> T {
+        edit(&mut self.messages_mut())
+    }
+
     fn chat_format(&self) -> ChatFormat {
         ChatFormat::anthropic()
     }

@@ -251,6 +251,10 @@ impl WireRequest for ChatRequest {
         &self.messages
     }
 
+    fn edit_messages<T>(&mut self, edit: impl FnOnce(&mut [RequestMessage]) -> T) -> T {
+        edit(&mut self.messages)
+    }
+
     /// [`ChatFormat::openai`].
     fn chat_format(&self) -> ChatFormat {
         ChatFormat::openai()
