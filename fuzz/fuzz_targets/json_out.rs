@@ -22,6 +22,19 @@ pub fn max_depth() -> usize {
     *DEPTH
 }
 
+/// The longest name a generator writes, in bytes: `FUZZ_MAX_NAME` when set (to run
+/// on a build where a long model name is known to be slow to look up), else no cap
+/// below the 200 KB the grammar writes.
+pub fn max_name() -> usize {
+    static NAME: std::sync::LazyLock<usize> = std::sync::LazyLock::new(|| {
+        std::env::var("FUZZ_MAX_NAME")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(usize::MAX)
+    });
+    *NAME
+}
+
 /// JSON text being written, with what is left of its budget.
 #[derive(Debug)]
 pub struct Out {
@@ -352,7 +365,10 @@ impl Name {
             Name::Long { unit, times } => {
                 // Up to 100 KB and a little more.
                 let unit = UNITS[usize::from(*unit) % UNITS.len()];
-                unit.repeat((*times as usize % 20_000).min(room / 4 / unit.len()))
+                let times = (*times as usize % 20_000)
+                    .min(room / 4 / unit.len())
+                    .min(max_name() / unit.len());
+                unit.repeat(times)
             }
         }
     }
