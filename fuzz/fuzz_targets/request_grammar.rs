@@ -30,14 +30,14 @@ const EXTRA_KEYS: &[&str] = &[
 pub struct Extra {
     pub key: u8,
     pub value: Deep,
-    /// Write it twice.
-    pub twice: bool,
+    /// Write it twice, one time in eight.
+    pub twice: u8,
 }
 
 fn extras(o: &mut crate::json_out::Obj<'_>, extras: &[Extra]) {
     for extra in extras {
         let key = EXTRA_KEYS[usize::from(extra.key) % EXTRA_KEYS.len()];
-        for _ in 0..=usize::from(extra.twice) {
+        for _ in 0..=usize::from(extra.twice % 8 == 0) {
             o.field(key, |out| extra.value.write(out));
         }
     }
@@ -52,27 +52,55 @@ pub enum ImageSource {
     NotBase64(String),
 }
 
-/// Where a body writes the known top-level fields it was given twice.
+/// An output limit: a plain one, or any number (out of range, negative, a string).
+#[derive(Arbitrary, Debug, Clone)]
+pub enum Limit {
+    Plain(u32),
+    Odd(Num),
+}
+
+impl Limit {
+    pub fn json(&self) -> String {
+        match self {
+            Limit::Plain(n) => n.to_string(),
+            Limit::Odd(n) => n.json(),
+        }
+    }
+}
+
+/// Which known top-level field a body writes twice, one time in five (3 of 16).
 #[derive(Arbitrary, Debug, Clone, Copy)]
-pub enum TopDuplicate {
-    None,
-    Model,
-    MaxTokens,
-    Messages,
+pub struct TopDuplicate(u8);
+
+impl TopDuplicate {
+    fn model(self) -> bool {
+        self.0 % 16 == 1
+    }
+
+    fn max_tokens(self) -> bool {
+        self.0 % 16 == 2
+    }
+
+    fn messages(self) -> bool {
+        self.0 % 16 == 3
+    }
 }
 
 // ---------------------------------------------------------------------------------
 // OpenAI Chat Completions
 
+// The fields that make a body interesting come first: `arbitrary` fills fields in
+// order, and a short input leaves the last ones empty.
+
 #[derive(Arbitrary, Debug, Clone)]
 pub struct OpenAiBody {
-    pub model: Option<Name>,
     pub messages: Vec<OaMessage>,
     pub tools: Option<Vec<OaTool>>,
-    pub functions: Option<Vec<OaFunction>>,
-    pub max_tokens: Option<Num>,
-    pub max_completion_tokens: Option<Num>,
     pub response_format: Option<ResponseFormat>,
+    pub model: Option<Name>,
+    pub functions: Option<Vec<OaFunction>>,
+    pub max_tokens: Option<Limit>,
+    pub max_completion_tokens: Option<Limit>,
     pub extras: Vec<Extra>,
     pub duplicate: TopDuplicate,
     /// Messages before the other fields, or after.
@@ -205,7 +233,7 @@ impl OpenAiBody {
             if let Some(model) = &self.model {
                 let name = model.value(o.out.room());
                 o.str("model", &name);
-                if matches!(self.duplicate, TopDuplicate::Model) {
+                if self.duplicate.model() {
                     o.str("model", "gpt-4o");
                 }
             }
@@ -215,7 +243,7 @@ impl OpenAiBody {
             ] {
                 if let Some(n) = value {
                     o.raw(key, &n.json());
-                    if matches!(self.duplicate, TopDuplicate::MaxTokens) {
+                    if self.duplicate.max_tokens() {
                         o.raw(key, "16");
                     }
                 }
@@ -274,7 +302,7 @@ impl OpenAiBody {
     }
 
     fn write_messages(&self, o: &mut crate::json_out::Obj<'_>) {
-        for _ in 0..=usize::from(matches!(self.duplicate, TopDuplicate::Messages)) {
+        for _ in 0..=usize::from(self.duplicate.messages()) {
             o.field("messages", |out| {
                 out.array(|a| {
                     for message in &self.messages {
@@ -561,11 +589,11 @@ impl Property {
 
 #[derive(Arbitrary, Debug, Clone)]
 pub struct AnthropicBody {
-    pub model: Option<Name>,
-    pub max_tokens: Option<Num>,
-    pub system: Option<System>,
     pub messages: Vec<AnMessage>,
+    pub system: Option<System>,
     pub tools: Option<Vec<AnTool>>,
+    pub max_tokens: Option<Limit>,
+    pub model: Option<Name>,
     pub tool_choice: Option<u8>,
     pub thinking: Option<u32>,
     pub extras: Vec<Extra>,
@@ -714,13 +742,13 @@ impl AnthropicBody {
             if let Some(model) = &self.model {
                 let name = model.value(o.out.room());
                 o.str("model", &name);
-                if matches!(self.duplicate, TopDuplicate::Model) {
+                if self.duplicate.model() {
                     o.str("model", "claude-sonnet-4-5");
                 }
             }
             if let Some(n) = &self.max_tokens {
                 o.raw("max_tokens", &n.json());
-                if matches!(self.duplicate, TopDuplicate::MaxTokens) {
+                if self.duplicate.max_tokens() {
                     o.raw("max_tokens", "16");
                 }
             }
@@ -770,7 +798,7 @@ impl AnthropicBody {
                 );
             }
             extras(o, &self.extras);
-            for _ in 0..=usize::from(matches!(self.duplicate, TopDuplicate::Messages)) {
+            for _ in 0..=usize::from(self.duplicate.messages()) {
                 o.field("messages", |out| {
                     out.array(|a| {
                         for message in &self.messages {
