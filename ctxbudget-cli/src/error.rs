@@ -58,6 +58,8 @@ impl fmt::Display for CliError {
     }
 }
 
+impl std::error::Error for CliError {}
+
 /// Exit code 1: bad input or arguments.
 pub const EXIT_BAD_INPUT: u8 = 1;
 

@@ -105,18 +105,49 @@ where
     let Files {
         mut input,
         input_len,
-        output,
-        errors,
+        mut output,
+        mut errors,
     } = Files::open(io_args)?;
-    let mut sinks = Sinks { output, errors };
     let progress = progress_bar(input_len);
+    let ran = stream(
+        &mut *input,
+        &mut *output,
+        errors.as_mut().map(|file| file as &mut dyn Write),
+        job,
+        &handle,
+        &progress,
+    );
+    progress.finish_and_clear();
+    eprint_line(ran.summary().trim_end())?;
+    match ran.error() {
+        Some(error) => Err(error),
+        None => Ok(ExitCode::from(ran.exit_code())),
+    }
+}
+
+/// The batch loop on any streams: reads `input` block by block, handles each
+/// block's lines on the current rayon pool, writes the results in input order to
+/// `output` (and the failures to `errors`), and flushes both on every way out.
+pub fn stream<F>(
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+    errors: Option<&mut dyn Write>,
+    job: Job,
+    handle: &F,
+    progress: &ProgressBar,
+) -> Ran
+where
+    F: Fn(&str) -> Result<Done, Failed> + Sync,
+{
+    let errors_file = errors.is_some();
+    let mut sinks = Sinks { output, errors };
     let started = Instant::now();
     let mut tally = Tally::new(job.outcomes.len());
     let mut block: Vec<Vec<u8>> = Vec::with_capacity(BLOCK_LINES);
     let mut stop = None;
     let mut first_block = true;
     'blocks: loop {
-        let (bytes_read, more) = match read_block(&mut input, &mut block) {
+        let (bytes_read, more) = match read_block(input, &mut block) {
             Ok(read) => read,
             Err(error) => {
                 stop = Some(Stop::Read(error));
@@ -131,7 +162,7 @@ where
         }
         let results: Vec<Option<Result<Done, Failed>>> = block
             .par_iter()
-            .map(|bytes| handle_line(bytes, &handle))
+            .map(|bytes| handle_line(bytes, handle))
             .collect();
         for result in results {
             if let Err(why) = sinks.put(&mut tally, result) {
@@ -147,41 +178,83 @@ where
     }
     // Every way out flushes what was written and reports.
     sinks.flush(&mut stop);
-    progress.finish_and_clear();
-    let summary = tally.summary(
+    Ran {
         job,
-        started.elapsed(),
-        stop.as_ref(),
-        sinks.errors.is_some(),
-    );
-    eprint_line(summary.trim_end())?;
-    match stop {
-        None | Some(Stop::Closed) => Ok(tally.exit_code()),
-        Some(Stop::Read(error)) => Err(CliError::input(format!(
-            "cannot read the input after line {}: {}",
-            tally.lines,
-            io_message(&error)
-        ))),
-        Some(Stop::Output(error)) => Err(CliError::input(format!(
-            "cannot write the output: {}; the lines after line {} were not handled",
-            io_message(&error),
-            tally.lines
-        ))),
-        Some(Stop::Errors(error)) => Err(CliError::input(format!(
-            "cannot write the --errors file: {}; the lines after line {} were not handled",
-            io_message(&error),
-            tally.lines
-        ))),
+        tally,
+        stop,
+        elapsed: started.elapsed(),
+        errors_file,
+    }
+}
+
+/// What a run did: the tally of its lines, and why it stopped early if it did.
+#[derive(Debug)]
+pub struct Ran {
+    job: Job,
+    tally: Tally,
+    stop: Option<Stop>,
+    elapsed: Duration,
+    errors_file: bool,
+}
+
+impl Ran {
+    /// The summary, as `batch` prints it on standard error (ends with a line end).
+    pub fn summary(&self) -> String {
+        self.tally
+            .summary(self.job, self.elapsed, self.stop.as_ref(), self.errors_file)
+    }
+
+    /// The exit code of the lines: 0 when every line gave an output line, 1 when a
+    /// line was bad input, 2 when none was bad but some could not fit. A run stopped
+    /// by a stream that failed is 1 too (see [`error`](Self::error)).
+    pub fn exit_code(&self) -> u8 {
+        if self.error().is_some() {
+            EXIT_BAD_INPUT
+        } else {
+            self.tally.exit_code()
+        }
+    }
+
+    /// Why the run stopped before the end of the input, when a stream failed (not when
+    /// the output's reader went away: that ends the run without an error).
+    pub fn error(&self) -> Option<CliError> {
+        let lines = self.tally.lines;
+        match self.stop.as_ref()? {
+            Stop::Closed => None,
+            Stop::Read(error) => Some(CliError::input(format!(
+                "cannot read the input after line {lines}: {}",
+                io_message(error)
+            ))),
+            Stop::Output(error) => Some(CliError::input(format!(
+                "cannot write the output: {}; the lines after line {lines} were not handled",
+                io_message(error),
+            ))),
+            Stop::Errors(error) => Some(CliError::input(format!(
+                "cannot write the --errors file: {}; the lines after line {lines} were not \
+                 handled",
+                io_message(error),
+            ))),
+        }
+    }
+
+    /// Whether the output's reader went away before the end (`| head`).
+    pub fn closed(&self) -> bool {
+        matches!(self.stop, Some(Stop::Closed))
+    }
+
+    /// The tally of the lines.
+    pub fn tally(&self) -> &Tally {
+        &self.tally
     }
 }
 
 /// Where lines go: the output, and the `--errors` file.
-struct Sinks {
-    output: Box<dyn Write>,
-    errors: Option<BufWriter<File>>,
+struct Sinks<'o, 'e> {
+    output: &'o mut dyn Write,
+    errors: Option<&'e mut dyn Write>,
 }
 
-impl Sinks {
+impl Sinks<'_, '_> {
     /// Writes what became of the next line and tallies it.
     fn put(&mut self, tally: &mut Tally, result: Option<Result<Done, Failed>>) -> Result<(), Stop> {
         tally.lines += 1;
@@ -195,7 +268,7 @@ impl Sinks {
                     .map_err(output_stop)?;
                 tally.outcomes[done.outcome] += 1;
                 if let Some(warning) = &done.warning {
-                    tally.warned(line, warning);
+                    tally.warn(line, warning);
                 }
             }
             Some(Err(failed)) => {
@@ -203,7 +276,7 @@ impl Sinks {
                     Failed::Bad(message) => (false, message),
                     Failed::Over(message) => (true, message),
                 };
-                if let Some(file) = &mut self.errors {
+                if let Some(file) = self.errors.as_deref_mut() {
                     let text = super::jsonl::json_string(message);
                     writeln!(file, r#"{{"line":{line},"error":{text},"over":{over}}}"#)
                         .map_err(Stop::Errors)?;
@@ -221,7 +294,7 @@ impl Sinks {
                 *stop = Some(output_stop(error));
             }
         }
-        if let Some(file) = &mut self.errors {
+        if let Some(file) = self.errors.as_deref_mut() {
             if let Err(error) = file.flush() {
                 stop.get_or_insert(Stop::Errors(error));
             }
@@ -546,7 +619,7 @@ impl Lines {
 /// What happened to the lines: counts, the first line numbers of each kind and the
 /// first messages; its size does not grow with the input.
 #[derive(Debug)]
-struct Tally {
+pub struct Tally {
     lines: usize,
     blank: usize,
     outcomes: Vec<usize>,
@@ -584,7 +657,7 @@ impl Tally {
         }
     }
 
-    fn warned(&mut self, line: usize, warning: &str) {
+    fn warn(&mut self, line: usize, warning: &str) {
         self.warned.push(line);
         if self.warnings.len() < LISTED_WARNINGS {
             self.warnings
@@ -592,14 +665,44 @@ impl Tally {
         }
     }
 
-    fn exit_code(&self) -> ExitCode {
+    fn exit_code(&self) -> u8 {
         if self.bad.count > 0 {
-            ExitCode::from(EXIT_BAD_INPUT)
+            EXIT_BAD_INPUT
         } else if self.over.count > 0 {
-            ExitCode::from(EXIT_DOES_NOT_FIT)
+            EXIT_DOES_NOT_FIT
         } else {
-            ExitCode::SUCCESS
+            0
         }
+    }
+
+    /// The lines read, blank ones included.
+    pub fn lines(&self) -> usize {
+        self.lines
+    }
+
+    /// The blank lines, skipped.
+    pub fn blank(&self) -> usize {
+        self.blank
+    }
+
+    /// How many output lines each outcome of the job had, in the job's order.
+    pub fn outcomes(&self) -> &[usize] {
+        &self.outcomes
+    }
+
+    /// The lines that were bad input.
+    pub fn bad(&self) -> usize {
+        self.bad.count
+    }
+
+    /// The lines that could not fit their budget.
+    pub fn over(&self) -> usize {
+        self.over.count
+    }
+
+    /// The lines written with a warning that their counts are not exact.
+    pub fn warned(&self) -> usize {
+        self.warned.count
     }
 
     /// `ctxbudget batch trim: 1000 lines, 998 written (120 cut, 878 unchanged),
