@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
+use ctxbudget::chat::edit::Edits;
 use ctxbudget::models::Model;
 use ctxbudget::request::anthropic::MessagesRequest;
 use ctxbudget::request::openai::ChatRequest;
@@ -20,8 +21,12 @@ use crate::input::{Output, Source, eprint_line};
 
 const EXAMPLES: &str = "\
 The body's format is detected (a top-level `system`, Anthropic's block types, OpenAI's
-roles and parts) unless --format says it. Whole messages are removed, oldest first;
-system messages, the latest user message and every tool call with its results stay.
+roles and parts) unless --format says it. First the context edits shed old bulk
+(old thinking dropped, tool results over an eighth of the limit cut to their head and
+tail, all but the 3 most recent results replaced by a placeholder; --drop-only turns
+them off); then whole messages are removed, oldest first; system messages, the task
+(the first user message), the latest user message and every tool call with its
+results stay.
 --model sets the counter and the limit: the model's window less the body's
 `max_tokens` (or `max_completion_tokens`), else less the model's output limit (4,096
 for models whose output shares the window); the report gives that reservation with
@@ -121,6 +126,57 @@ pub struct FitSpec {
     /// The body's wire format [default: detected from the body]
     #[arg(long, value_enum)]
     format: Option<FormatArg>,
+    #[command(flatten)]
+    edits: EditArgs,
+}
+
+/// The context edits a fit applies before it drops whole messages: by default the
+/// library's `Edits::default()` (old thinking dropped, tool results over an eighth of
+/// the limit truncated, all but the 3 most recent results cleared, the task kept).
+#[derive(Debug, Clone, Args)]
+pub struct EditArgs {
+    /// No context edits: only drop whole messages, oldest first
+    #[arg(long, conflicts_with_all = ["keep_tool_results", "max_tool_result", "keep_thinking", "exclude_tool", "no_pin_task"])]
+    drop_only: bool,
+    /// Clear all but the K most recent tool results [default: 3]
+    #[arg(long, value_name = "K")]
+    keep_tool_results: Option<usize>,
+    /// Truncate a tool result over N tokens to its head and tail [default: an
+    /// eighth of the limit]
+    #[arg(long, value_name = "N")]
+    max_tool_result: Option<usize>,
+    /// Keep the thinking of earlier assistant turns
+    #[arg(long)]
+    keep_thinking: bool,
+    /// Never edit the results of this tool (repeatable)
+    #[arg(long, value_name = "NAME")]
+    exclude_tool: Vec<String>,
+    /// Let the first user message (the task) be dropped like any other
+    #[arg(long)]
+    no_pin_task: bool,
+}
+
+impl EditArgs {
+    /// The library's edit options these flags describe.
+    pub fn edits(&self) -> Edits {
+        if self.drop_only {
+            return Edits::none();
+        }
+        let mut edits = Edits::default();
+        if let Some(keep) = self.keep_tool_results {
+            edits = edits.clear_tool_results(keep);
+        }
+        if let Some(tokens) = self.max_tool_result {
+            edits = edits.truncate_tool_results(tokens);
+        }
+        if self.keep_thinking {
+            edits = edits.keep_thinking();
+        }
+        if !self.exclude_tool.is_empty() {
+            edits = edits.exclude_tools(self.exclude_tool.iter().cloned());
+        }
+        edits.pin_task(!self.no_pin_task)
+    }
 }
 
 /// A loaded [`FitSpec`]: fits requests, on any thread.
@@ -130,6 +186,7 @@ pub struct Fitter {
     model: Option<&'static Model>,
     max_input: Option<usize>,
     format: Option<FormatArg>,
+    edits: Edits,
 }
 
 /// A request fitted: the body as compact JSON and the report.
@@ -171,6 +228,7 @@ impl FitSpec {
             model,
             max_input: self.max_input,
             format: self.format,
+            edits: self.edits.edits(),
         })
     }
 }
@@ -209,7 +267,9 @@ impl Fitter {
         request: R,
         chosen: &Chosen,
     ) -> Result<FittedRequest<R>, CliError> {
-        let mut fitter = RequestFitter::new(chosen.counter.get()).with_count_dropped(true);
+        let mut fitter = RequestFitter::new(chosen.counter.get())
+            .with_count_dropped(true)
+            .with_edits(self.edits.clone());
         // With a model, the report gives the output its window reserves, whether or
         // not --max-input lowers the limit further: one limit, one wording.
         let mut reserved = None;
@@ -314,6 +374,7 @@ pub fn report_json(fitted: &Fitted) -> String {
         "kept": report.kept,
         "system_kept": report.system_kept,
         "dropped": dropped,
+        "edits": report.edits.as_ref().map(|edits| edits.totals),
         "estimate": report.is_estimate(),
         "exactness": report.exactness.as_str(),
         "assumptions": assumptions,

@@ -30,6 +30,7 @@ fn every_request_is_fitted_in_input_order() {
         &[
             "batch",
             "fit",
+            "--drop-only",
             "--max-input",
             "20000",
             "-i",

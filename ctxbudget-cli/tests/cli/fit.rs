@@ -47,7 +47,16 @@ fn a_trimmed_request_fits_the_limit_and_keeps_the_latest_message() {
     let full = RequestFitter::new(&counter).count(&input).tokens;
     let limit = full / 2;
     let path = request_fixture(OPENAI);
-    let out = run(&["fit", "--max-input", &limit.to_string(), arg(&path)], b"");
+    let out = run(
+        &[
+            "fit",
+            "--drop-only",
+            "--max-input",
+            &limit.to_string(),
+            arg(&path),
+        ],
+        b"",
+    );
     let fitted = ChatRequest::from_json(out.ok()).expect("the output is a request");
     let tokens = RequestFitter::new(&counter).count(&fitted).tokens;
     assert!(tokens <= limit, "{tokens} > {limit}");
@@ -70,6 +79,7 @@ fn the_json_report_adds_up() {
     let out = run(
         &[
             "fit",
+            "--drop-only",
             "--model",
             "claude-sonnet-4-5",
             "--max-input",
@@ -162,7 +172,10 @@ fn what_must_stay_over_the_limit_exits_2_with_how_much() {
         panic!("does not fit: {err}");
     };
     let path = request_fixture(ANTHROPIC);
-    let out = run(&["fit", "--max-input", "10", arg(&path)], b"");
+    let out = run(
+        &["fit", "--drop-only", "--max-input", "10", arg(&path)],
+        b"",
+    );
     out.fails(2, &format!("{over} over the limit of 10"));
     assert!(out.stdout.is_empty());
 }
@@ -396,4 +409,57 @@ fn a_byte_order_mark_before_a_body_is_skipped() {
     let body = format!("\u{feff}{}", body(OPENAI));
     let out = run(&["fit", "--max-input", "100000"], body.as_bytes());
     assert_eq!(json(out.ok()), json(&body[3..]));
+}
+
+#[test]
+fn fit_edits_old_tool_output_before_it_drops_messages_and_drop_only_does_not() {
+    let path = request_fixture(OPENAI);
+    let messages = |out: &str| json(out)["messages"].as_array().map_or(0, Vec::len);
+    let whole = messages(&body(OPENAI));
+    let args = [
+        "fit",
+        "--model",
+        "gpt-4o",
+        "--max-input",
+        "24000",
+        "--report-json",
+    ];
+    let edited = run(&[&args[..], &[arg(&path)]].concat(), b"");
+    let report = json(&edited.stderr);
+    assert_eq!(messages(edited.ok()), whole, "{}", edited.stderr);
+    assert!(
+        report["edits"]["cleared_tool_uses"].as_u64().unwrap() > 0,
+        "{report}"
+    );
+    assert!(
+        report["edits"]["cleared_input_tokens"].as_u64().unwrap() > 0,
+        "{report}"
+    );
+    assert!(
+        report["tokens_after"].as_u64().unwrap() <= 24_000,
+        "{report}"
+    );
+
+    let dropped = run(&[&args[..], &["--drop-only", arg(&path)]].concat(), b"");
+    let report = json(&dropped.stderr);
+    assert!(messages(dropped.ok()) < whole, "{}", dropped.stderr);
+    assert!(report["edits"].is_null(), "{report}");
+
+    // The knobs reach the library: with every result kept, only truncation and
+    // dropping remain.
+    let kept = run(
+        &[&args[..], &["--keep-tool-results", "1000", arg(&path)]].concat(),
+        b"",
+    );
+    let report = json(&kept.stderr);
+    assert_eq!(
+        report["edits"]["cleared_tool_uses"].as_u64(),
+        Some(0),
+        "{report}"
+    );
+    run(
+        &["fit", "--drop-only", "--keep-thinking", "--max-input", "10"],
+        b"{}",
+    )
+    .fails(1, "cannot be used with");
 }
