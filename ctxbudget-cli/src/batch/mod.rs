@@ -370,7 +370,7 @@ enum Handler {
         options: TrimOptions,
         counter: Counter,
     },
-    Fit(Fitter),
+    Fit(Box<Fitter>),
 }
 
 impl Handler {
@@ -398,7 +398,7 @@ impl Handler {
                     counter: args.counter.load()?,
                 }
             }
-            BatchCommand::Fit(args) => Handler::Fit(args.spec.load()?),
+            BatchCommand::Fit(args) => Handler::Fit(Box::new(args.spec.load()?)),
         })
     }
 
