@@ -21,7 +21,8 @@
 //!   limit and reads back.
 //!
 //! Input: structured (`arbitrary`); run with `-max_len=1048576`. `FUZZ_MAX_DEPTH`
-//! caps the nesting (default 20,000).
+//! caps the nesting (default 20,000); `FUZZ_TRACE=1` prints each body's size,
+//! nesting, text sum and count.
 #![no_main]
 
 #[path = "exact_counters.rs"]
@@ -103,6 +104,16 @@ fuzz_target!(|input: Input| {
             continue;
         }
         sum = sum.saturating_add(counter.count(&counted.text).saturating_mul(counted.times));
+    }
+    if std::env::var_os("FUZZ_TRACE").is_some() {
+        eprintln!(
+            "{} bytes, {} levels of documents, {} texts, sum {sum}, count {}{}",
+            text.len(),
+            facts.depth,
+            facts.texts.len(),
+            cost.tokens,
+            if as_json { " (nested content read as JSON text)" } else { "" }
+        );
     }
     assert!(
         cost.tokens >= sum,

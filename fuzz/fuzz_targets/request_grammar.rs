@@ -621,6 +621,9 @@ pub enum AnContent {
 
 #[derive(Arbitrary, Debug, Clone)]
 pub enum Block {
+    /// A custom-content document with a chain of documents nested in it (as
+    /// [`DocumentSource::Content`] can hold, here more often).
+    Nested(Chain),
     Text { text: Text, cache: bool },
     Image(ImageSource),
     Document(Document),
@@ -640,6 +643,7 @@ pub enum ResultContent {
 /// A block of a tool result.
 #[derive(Arbitrary, Debug, Clone)]
 pub enum Inner {
+    Nested(Chain),
     Text(Text),
     Image(ImageSource),
     Document(Document),
@@ -919,6 +923,16 @@ impl Block {
                 text_block(out, &text, *cache);
                 facts.text(text, 1, false);
             }
+            Block::Nested(chain) => Document {
+                source: DocumentSource::Content {
+                    blocks: Vec::new(),
+                    chain: Some(chain.clone()),
+                },
+                title: None,
+                context: None,
+                citations: false,
+            }
+            .write(out, facts, false),
             Block::Image(source) => image_block(out, source),
             Block::Document(document) => document.write(out, facts, false),
             Block::ToolUse { id, name, input } => out.object(|o| {
@@ -954,6 +968,7 @@ impl Block {
                                         text_block(out, &text, false);
                                         facts.text(text, 1, false);
                                     }
+                                    Inner::Nested(chain) => Block::Nested(chain.clone()).write(out, facts),
                                     Inner::Image(source) => image_block(out, source),
                                     Inner::Document(document) => document.write(out, facts, false),
                                 });
