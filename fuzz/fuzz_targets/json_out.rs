@@ -35,6 +35,13 @@ pub fn max_name() -> usize {
     *NAME
 }
 
+/// A count read on a log scale: the low bits say how far to shift the rest, so that
+/// small and large counts are about as likely (a uniform `u16` would nest most
+/// bodies the full 20,000 levels, and make every run slow).
+pub fn log_scale(raw: u32, bits: u32) -> usize {
+    (raw >> (raw % bits)) as usize
+}
+
 /// JSON text being written, with what is left of its budget.
 #[derive(Debug)]
 pub struct Out {
@@ -185,7 +192,7 @@ impl Text {
                 if unit.is_empty() {
                     return String::new();
                 }
-                let times = (*times as usize).min(room / 4 / unit.len());
+                let times = log_scale(*times, 32).min(room / 4 / unit.len());
                 unit.repeat(times)
             }
         }
@@ -275,7 +282,7 @@ const KEYS: &[&str] = &[
 
 impl Deep {
     pub fn write(&self, out: &mut Out) {
-        let depth = usize::from(self.depth).min(max_depth());
+        let depth = log_scale(u32::from(self.depth), 16).min(max_depth());
         // Each level costs at most ~12 bytes.
         let depth = depth.min(out.room() / 16);
         let level = |i: usize| {

@@ -12,7 +12,7 @@
 
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 
-use crate::json_out::{max_depth, base64, Deep, Image, MediaType, Name, Num, Out, Pdf, Text};
+use crate::json_out::{base64, log_scale, max_depth, Deep, Image, MediaType, Name, Num, Out, Pdf, Text};
 
 /// Extra top-level fields: names that tell neither format apart.
 const EXTRA_KEYS: &[&str] = &[
@@ -550,7 +550,11 @@ impl Schema {
 
 impl Property {
     fn write(&self, out: &mut Out) {
-        let depth = self.nested.map_or(0, |d| usize::from(d).min(max_depth()).min(out.room() / 64));
+        let depth = self.nested.map_or(0, |d| {
+            log_scale(u32::from(d), 16)
+                .min(max_depth())
+                .min(out.room() / 64)
+        });
         for _ in 0..depth {
             out.raw("{\"type\":\"object\",\"properties\":{\"p\":");
         }
@@ -1101,7 +1105,7 @@ impl Chain {
         // Bytes a level takes: its document, its text and its title.
         let longest = encoded.iter().map(String::len).max().unwrap_or(0);
         let per_level = 80 + longest + 40;
-        let depth = usize::from(self.depth)
+        let depth = log_scale(u32::from(self.depth), 16)
             .min(max_depth())
             .min(out.room() / per_level);
         facts.depth = facts.depth.max(depth);
