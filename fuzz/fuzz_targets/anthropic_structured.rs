@@ -62,7 +62,11 @@ fn read_as_json_text(assumptions: &[Assumption]) -> bool {
 
 fuzz_target!(|input: Input| {
     let (json, facts) = input.body.write(if input.pretty { " \n" } else { "" });
-    let text = if input.bom { format!("\u{feff}{json}") } else { json };
+    let text = if input.bom {
+        format!("\u{feff}{json}")
+    } else {
+        json
+    };
     let detected = detect_format(&text);
     let Ok(mut request) = MessagesRequest::from_json(&text) else {
         return;
@@ -70,7 +74,9 @@ fuzz_target!(|input: Input| {
 
     // Detection reads what the parser reads, and names a format that reads it.
     match detected {
-        Err(error) => panic!("the Anthropic parser reads the body, detect_format does not: {error}"),
+        Err(error) => {
+            panic!("the Anthropic parser reads the body, detect_format does not: {error}")
+        }
         Ok(RequestFormat::OpenAiChat) => {
             if let Err(error) = ChatRequest::from_json(&text) {
                 panic!("detected as OpenAI Chat Completions, which does not read it: {error}");
@@ -82,7 +88,10 @@ fuzz_target!(|input: Input| {
     // Written and read back: the same request.
     let written = request.to_json();
     let again = MessagesRequest::from_json(&written).expect("a written body reads");
-    assert!(again == request, "a written body reads back to another request");
+    assert!(
+        again == request,
+        "a written body reads back to another request"
+    );
     assert_eq!(again.to_json(), written);
 
     match input.retention % 4 {
@@ -112,7 +121,11 @@ fuzz_target!(|input: Input| {
             facts.depth,
             facts.texts.len(),
             cost.tokens,
-            if as_json { " (nested content read as JSON text)" } else { "" }
+            if as_json {
+                " (nested content read as JSON text)"
+            } else {
+                ""
+            }
         );
     }
     assert!(
@@ -145,7 +158,10 @@ fuzz_target!(|input: Input| {
     let mut repaired = request.clone();
     let repair = repaired.repair_tool_pairing();
     if valid.is_ok() {
-        assert!(repair.is_empty(), "a valid request needs no repair: {repair:?}");
+        assert!(
+            repair.is_empty(),
+            "a valid request needs no repair: {repair:?}"
+        );
     }
     let budget = usize::from(input.budget);
     if let Ok(fitted) = fitter.with_max_input(budget).fit(request) {
