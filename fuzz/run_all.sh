@@ -45,6 +45,17 @@ seed() {
                 [ -e "corpus/anthropic_request/$(basename "$f")" ] ||
                     { printf 'AAA'; cat "$f"; } > "corpus/anthropic_request/$(basename "$f")"
             done ;;
+        openai_structured | anthropic_structured | batch_lines)
+            # Random bytes read as the grammar are richer bodies than the short
+            # inputs libFuzzer starts with (64 B to 2 KB).
+            if [ ! -d "corpus/$1" ]; then
+                mkdir -p "corpus/$1"
+                i=1
+                while [ $i -le 32 ]; do
+                    head -c $((64 * i)) /dev/urandom > "corpus/$1/random-$i"
+                    i=$((i + 1))
+                done
+            fi ;;
     esac
 }
 

@@ -21,7 +21,8 @@
 //!   limit and reads back.
 //!
 //! Input: structured (`arbitrary`); run with `-max_len=1048576`. `FUZZ_MAX_DEPTH`
-//! caps the nesting (default 20,000).
+//! caps the nesting (default 20,000); `FUZZ_TRACE=1` prints each body's size,
+//! nesting, text sum and count.
 #![no_main]
 
 #[path = "exact_counters.rs"]
@@ -61,7 +62,11 @@ fn read_as_json_text(assumptions: &[Assumption]) -> bool {
 
 fuzz_target!(|input: Input| {
     let (json, facts) = input.body.write(if input.pretty { " \n" } else { "" });
-    let text = if input.bom { format!("\u{feff}{json}") } else { json };
+    let text = if input.bom {
+        format!("\u{feff}{json}")
+    } else {
+        json
+    };
     let detected = detect_format(&text);
     let Ok(mut request) = MessagesRequest::from_json(&text) else {
         return;
@@ -69,7 +74,9 @@ fuzz_target!(|input: Input| {
 
     // Detection reads what the parser reads, and names a format that reads it.
     match detected {
-        Err(error) => panic!("the Anthropic parser reads the body, detect_format does not: {error}"),
+        Err(error) => {
+            panic!("the Anthropic parser reads the body, detect_format does not: {error}")
+        }
         Ok(RequestFormat::OpenAiChat) => {
             if let Err(error) = ChatRequest::from_json(&text) {
                 panic!("detected as OpenAI Chat Completions, which does not read it: {error}");
@@ -81,7 +88,10 @@ fuzz_target!(|input: Input| {
     // Written and read back: the same request.
     let written = request.to_json();
     let again = MessagesRequest::from_json(&written).expect("a written body reads");
-    assert!(again == request, "a written body reads back to another request");
+    assert!(
+        again == request,
+        "a written body reads back to another request"
+    );
     assert_eq!(again.to_json(), written);
 
     match input.retention % 4 {
@@ -104,6 +114,20 @@ fuzz_target!(|input: Input| {
         }
         sum = sum.saturating_add(counter.count(&counted.text).saturating_mul(counted.times));
     }
+    if std::env::var_os("FUZZ_TRACE").is_some() {
+        eprintln!(
+            "{} bytes, {} levels of documents, {} texts, sum {sum}, count {}{}",
+            text.len(),
+            facts.depth,
+            facts.texts.len(),
+            cost.tokens,
+            if as_json {
+                " (nested content read as JSON text)"
+            } else {
+                ""
+            }
+        );
+    }
     assert!(
         cost.tokens >= sum,
         "the request counts {} tokens, less than its texts' {sum} ({} levels of documents)",
@@ -111,10 +135,11 @@ fuzz_target!(|input: Input| {
         facts.depth
     );
     let fitter = RequestFitter::new(counter);
-    assert_eq!(fitter.count(&request).tokens, cost.tokens);
+    let count = fitter.count(&request);
+    assert_eq!(count.tokens, cost.tokens);
 
     // Custom tools cost their name, description and schema at least.
-    let fixed = request.fixed_cost(counter).tokens;
+    let fixed = count.fixed;
     let tools = facts.tools.iter().fold(0usize, |sum, parts| {
         parts
             .iter()
@@ -133,7 +158,10 @@ fuzz_target!(|input: Input| {
     let mut repaired = request.clone();
     let repair = repaired.repair_tool_pairing();
     if valid.is_ok() {
-        assert!(repair.is_empty(), "a valid request needs no repair: {repair:?}");
+        assert!(
+            repair.is_empty(),
+            "a valid request needs no repair: {repair:?}"
+        );
     }
     let budget = usize::from(input.budget);
     if let Ok(fitted) = fitter.with_max_input(budget).fit(request) {

@@ -97,9 +97,14 @@ enum LineSpec {
     /// A JSON string: the text itself.
     JsonString(Text),
     /// A text of megabytes.
-    Huge { unit: Unit, times: u32 },
+    Huge {
+        unit: Unit,
+        times: u32,
+    },
     /// `"\ud800"` in the text, or in another field.
-    LoneSurrogate { in_text: bool },
+    LoneSurrogate {
+        in_text: bool,
+    },
     /// An object without the text's field.
     NoField,
     /// `{"text": 5}`.
@@ -300,16 +305,24 @@ fn fit_line(line: &str, max_input: usize, format: Option<RequestFormat>) -> Resu
 }
 
 /// A generated line: its bytes (no line end) and what it must become.
-fn line(spec: &LineSpec, id: usize, command: &Command, job: &Job, room: usize) -> (Vec<u8>, Expect) {
+fn line(
+    spec: &LineSpec,
+    id: usize,
+    command: &Command,
+    job: &Job,
+    room: usize,
+) -> (Vec<u8>, Expect) {
     let field = job.field;
     let fitting = matches!(command, Command::Fit { .. });
-    let text_line = |text: String, or_fails: bool| if fitting {
-        Expect::Fails(Some(false))
-    } else {
-        Expect::Text {
-            id: Some(id),
-            text,
-            or_fails,
+    let text_line = |text: String, or_fails: bool| {
+        if fitting {
+            Expect::Fails(Some(false))
+        } else {
+            Expect::Text {
+                id: Some(id),
+                text,
+                or_fails,
+            }
         }
     };
     match spec {
@@ -412,11 +425,16 @@ fn line(spec: &LineSpec, id: usize, command: &Command, job: &Job, room: usize) -
         ),
         LineSpec::Invalid(text) => (text.replace('\n', " ").into_bytes(), Expect::Unknown),
         LineSpec::Bytes(bytes) => (
-            bytes.iter().map(|&b| if b == b'\n' { b' ' } else { b }).collect(),
+            bytes
+                .iter()
+                .map(|&b| if b == b'\n' { b' ' } else { b })
+                .collect(),
             Expect::Unknown,
         ),
         LineSpec::Blank(kind) => (
-            BLANKS[usize::from(*kind) % BLANKS.len()].as_bytes().to_vec(),
+            BLANKS[usize::from(*kind) % BLANKS.len()]
+                .as_bytes()
+                .to_vec(),
             Expect::Unknown,
         ),
         LineSpec::OpenAi(body) => request_line(body.write("").0, command),
@@ -552,20 +570,17 @@ fn plural(n: usize, noun: &str) -> String {
     }
 }
 
-fn check_text_line(
-    out: &str,
-    id: Option<usize>,
-    text: &str,
-    command: &Command,
-    job: &Job,
-) {
+fn check_text_line(out: &str, id: Option<usize>, text: &str, command: &Command, job: &Job) {
     let counter: &(dyn TokenCounter + Send + Sync) = match command {
         Command::Count { counter, .. } | Command::Trim { counter, .. } => counter.counter(),
         Command::Fit { .. } => unreachable!("fit writes no text lines"),
     };
     let (text, tokens) = match command {
         Command::Trim {
-            tokens, keep, marker, ..
+            tokens,
+            keep,
+            marker,
+            ..
         } => {
             let keep = [Keep::Head, Keep::Tail, Keep::HeadAndTail][usize::from(keep % 3)];
             let mut options = TrimOptions::new().keep(keep);
@@ -644,7 +659,11 @@ fuzz_target!(|input: Input| {
     if expects.is_empty() && lines.len() == 1 {
         expects.push(Expect::Unknown);
     }
-    assert_eq!(lines.len(), expects.len(), "the harness splits as it writes");
+    assert_eq!(
+        lines.len(),
+        expects.len(),
+        "the harness splits as it writes"
+    );
     for (line, expect) in lines.iter().zip(expects.iter_mut()) {
         if std::str::from_utf8(line).is_ok_and(|l| l.trim().is_empty()) {
             *expect = Expect::Blank;
@@ -664,8 +683,16 @@ fuzz_target!(|input: Input| {
         "every line is written, an error or blank: {summary}"
     );
     let out_lines: Vec<&[u8]> = output.split(|&b| b == b'\n').collect();
-    assert_eq!(out_lines.last(), Some(&&b""[..]), "the output ends with a line end");
-    assert_eq!(out_lines.len() - 1, written, "one output line per line written");
+    assert_eq!(
+        out_lines.last(),
+        Some(&&b""[..]),
+        "the output ends with a line end"
+    );
+    assert_eq!(
+        out_lines.len() - 1,
+        written,
+        "one output line per line written"
+    );
     let exit = if bad > 0 {
         1
     } else if over > 0 {
@@ -681,11 +708,11 @@ fuzz_target!(|input: Input| {
         plural(summary.lines(), "line")
     );
     assert!(shown.starts_with(&head), "{shown}");
-    assert!(shown.contains(&format!(", {}", plural(bad, "error"))), "{shown}");
-    assert_eq!(
-        summary.outcomes().map(|(_, n)| n).sum::<usize>(),
-        written
+    assert!(
+        shown.contains(&format!(", {}", plural(bad, "error"))),
+        "{shown}"
     );
+    assert_eq!(summary.outcomes().map(|(_, n)| n).sum::<usize>(), written);
 
     // Which lines failed, from the errors written.
     let mut failed = vec![None; lines.len()];
@@ -696,7 +723,10 @@ fuzz_target!(|input: Input| {
         let n = value["line"].as_u64().expect("a line number") as usize;
         let is_over = value["over"].as_bool().expect("over or not");
         assert!(value["error"].as_str().is_some_and(|e| !e.is_empty()));
-        assert!(n > previous && n <= lines.len(), "error lines in order: {n} after {previous}");
+        assert!(
+            n > previous && n <= lines.len(),
+            "error lines in order: {n} after {previous}"
+        );
         previous = n;
         failed[n - 1] = Some(is_over);
         count[usize::from(is_over)] += 1;
@@ -719,10 +749,11 @@ fuzz_target!(|input: Input| {
             }
             continue;
         }
-        let out = std::str::from_utf8(outputs.next().unwrap_or_else(|| {
-            panic!("line {} has no output line, expected {expect:?}", n + 1)
-        }))
-        .expect("output lines are UTF-8");
+        let out =
+            std::str::from_utf8(outputs.next().unwrap_or_else(|| {
+                panic!("line {} has no output line, expected {expect:?}", n + 1)
+            }))
+            .expect("output lines are UTF-8");
         match expect {
             Expect::Fails(_) => panic!("line {} was written, not refused: {out}", n + 1),
             Expect::Text { id, text, .. } => check_text_line(out, *id, text, &input.command, &job),
@@ -730,7 +761,11 @@ fuzz_target!(|input: Input| {
             Expect::Blank | Expect::Unknown => {}
         }
     }
-    assert_eq!(outputs.next(), Some(&&b""[..]), "no output line is left over");
+    assert_eq!(
+        outputs.next(),
+        Some(&&b""[..]),
+        "no output line is left over"
+    );
 
     // Again without an errors writer, or with writers that fail part way: a prefix of
     // the whole run, and the lines written whole are those counted.
@@ -745,10 +780,20 @@ fuzz_target!(|input: Input| {
         &mut out,
         input.errors_file.then_some(&mut errs as &mut dyn Write),
     );
-    assert!(output.starts_with(&out.bytes), "the output is a prefix of the whole run's");
-    assert!(full_errors.starts_with(&errs.bytes), "the errors are a prefix of the whole run's");
+    assert!(
+        output.starts_with(&out.bytes),
+        "the output is a prefix of the whole run's"
+    );
+    assert!(
+        full_errors.starts_with(&errs.bytes),
+        "the errors are a prefix of the whole run's"
+    );
     let whole = out.bytes.iter().filter(|&&b| b == b'\n').count();
-    assert_eq!(cut.written(), whole, "the lines counted are those written whole");
+    assert_eq!(
+        cut.written(),
+        whole,
+        "the lines counted are those written whole"
+    );
     if input.errors_file {
         let whole = errs.bytes.iter().filter(|&&b| b == b'\n').count();
         assert_eq!(cut.bad() + cut.over(), whole);

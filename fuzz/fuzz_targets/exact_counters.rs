@@ -8,8 +8,8 @@
 use std::io::Read;
 use std::sync::LazyLock;
 
-use ctxbudget::count::{HuggingFace, Tekken, Tiktoken};
 use ctxbudget::TokenCounter;
+use ctxbudget::count::{HuggingFace, Tekken, Tiktoken};
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 
 fn gunzip(compressed: &[u8]) -> Vec<u8> {
@@ -48,9 +48,8 @@ pub static ANTHROPIC: LazyLock<HuggingFace> = LazyLock::new(|| {
 pub static MISTRAL: LazyLock<HuggingFace> = LazyLock::new(|| {
     HuggingFace::from_bytes(MISTRAL_JSON.as_slice()).expect("the Mistral tokenizer loads")
 });
-pub static TEKKEN: LazyLock<Tekken> = LazyLock::new(|| {
-    Tekken::from_bytes(TEKKEN_JSON.as_slice()).expect("the Tekken file loads")
-});
+pub static TEKKEN: LazyLock<Tekken> =
+    LazyLock::new(|| Tekken::from_bytes(TEKKEN_JSON.as_slice()).expect("the Tekken file loads"));
 
 /// Which exact counter a run counts with.
 #[derive(Arbitrary, Debug, Clone, Copy, PartialEq, Eq)]

@@ -35,6 +35,13 @@ pub fn max_name() -> usize {
     *NAME
 }
 
+/// A count read on a log scale: the low bits say how far to shift the rest, so that
+/// small and large counts are about as likely (a uniform `u16` would nest most
+/// bodies the full 20,000 levels, and make every run slow).
+pub fn log_scale(raw: u32, bits: u32) -> usize {
+    (raw >> (raw % bits)) as usize
+}
+
 /// JSON text being written, with what is left of its budget.
 #[derive(Debug)]
 pub struct Out {
@@ -137,9 +144,38 @@ impl Arr<'_> {
 
 /// Words text is made of, so that counters see words, punctuation and spaces.
 const WORDS: &[&str] = &[
-    "the", "budget", " ", "token", "Paris", "\n", "é", "日本語", "👩‍💻", ".", ",", "don't",
-    "0123456789", "\t", "\u{FFFD}", "^^^^", "naïve", "ﬁ", "Ω", "\r\n", "  ", "{\"a\":1}",
-    "<|endoftext|>", "[INST]", "▁", "é", "\u{200d}", "🇫🇷", "x", "ab", "ZZ", "\\",
+    "the",
+    "budget",
+    " ",
+    "token",
+    "Paris",
+    "\n",
+    "é",
+    "日本語",
+    "👩‍💻",
+    ".",
+    ",",
+    "don't",
+    "0123456789",
+    "\t",
+    "\u{FFFD}",
+    "^^^^",
+    "naïve",
+    "ﬁ",
+    "Ω",
+    "\r\n",
+    "  ",
+    "{\"a\":1}",
+    "<|endoftext|>",
+    "[INST]",
+    "▁",
+    "é",
+    "\u{200d}",
+    "🇫🇷",
+    "x",
+    "ab",
+    "ZZ",
+    "\\",
 ];
 
 /// A text, written as a JSON string.
@@ -185,7 +221,7 @@ impl Text {
                 if unit.is_empty() {
                     return String::new();
                 }
-                let times = (*times as usize).min(room / 4 / unit.len());
+                let times = log_scale(*times, 32).min(room / 4 / unit.len());
                 unit.repeat(times)
             }
         }
@@ -269,13 +305,23 @@ pub enum Leaf {
 }
 
 const KEYS: &[&str] = &[
-    "type", "properties", "items", "anyOf", "$ref", "enum", "description", "a", "", "content",
-    "text", "maximum",
+    "type",
+    "properties",
+    "items",
+    "anyOf",
+    "$ref",
+    "enum",
+    "description",
+    "a",
+    "",
+    "content",
+    "text",
+    "maximum",
 ];
 
 impl Deep {
     pub fn write(&self, out: &mut Out) {
-        let depth = usize::from(self.depth).min(max_depth());
+        let depth = log_scale(u32::from(self.depth), 16).min(max_depth());
         // Each level costs at most ~12 bytes.
         let depth = depth.min(out.room() / 16);
         let level = |i: usize| {
@@ -333,7 +379,10 @@ pub enum Name {
     Known(u8),
     Any(String),
     /// A unit repeated: up to 100 KB and more (`anthropic.anthropic.…`).
-    Long { unit: u8, times: u32 },
+    Long {
+        unit: u8,
+        times: u32,
+    },
 }
 
 const MODELS: &[&str] = &[
@@ -376,11 +425,14 @@ impl Name {
 
 /// Base64 (standard alphabet, padded).
 pub fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] =
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
         let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
         for i in 0..4 {
             if i <= chunk.len() {
@@ -457,7 +509,8 @@ impl Image {
                     rows.push(0);
                     rows.extend(std::iter::repeat_n(0x7f, w as usize * 3));
                 }
-                let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+                let mut z =
+                    flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
                 z.write_all(&rows).expect("in memory");
                 let data = z.finish().expect("in memory");
                 match body {
@@ -486,8 +539,12 @@ impl Image {
                 (gif, "image/gif")
             }
             Image::Webp { width, height } => {
-                let mut webp = b"RIFF\x1e\x00\x00\x00WEBPVP8X\x0a\x00\x00\x00\x00\x00\x00\x00".to_vec();
-                let (w, h) = (width.saturating_sub(1) & 0xFF_FFFF, height.saturating_sub(1) & 0xFF_FFFF);
+                let mut webp =
+                    b"RIFF\x1e\x00\x00\x00WEBPVP8X\x0a\x00\x00\x00\x00\x00\x00\x00".to_vec();
+                let (w, h) = (
+                    width.saturating_sub(1) & 0xFF_FFFF,
+                    height.saturating_sub(1) & 0xFF_FFFF,
+                );
                 webp.extend_from_slice(&w.to_le_bytes()[..3]);
                 webp.extend_from_slice(&h.to_le_bytes()[..3]);
                 (webp, "image/webp")
@@ -512,9 +569,13 @@ impl Pdf {
         } else {
             b"%PDF-1.7\n".to_vec()
         };
-        pdf.extend_from_slice(format!("1 0 obj << /Type /Pages /Count {} >>\n", self.count.json()).as_bytes());
+        pdf.extend_from_slice(
+            format!("1 0 obj << /Type /Pages /Count {} >>\n", self.count.json()).as_bytes(),
+        );
         for i in 0..self.pages {
-            pdf.extend_from_slice(format!("{} 0 obj << /Type /Page >>\n", u16::from(i) + 2).as_bytes());
+            pdf.extend_from_slice(
+                format!("{} 0 obj << /Type /Page >>\n", u16::from(i) + 2).as_bytes(),
+            );
         }
         pdf
     }

@@ -12,7 +12,9 @@
 
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 
-use crate::json_out::{max_depth, base64, Deep, Image, MediaType, Name, Num, Out, Pdf, Text};
+use crate::json_out::{
+    Deep, Image, MediaType, Name, Num, Out, Pdf, Text, base64, log_scale, max_depth,
+};
 
 /// Extra top-level fields: names that tell neither format apart.
 const EXTRA_KEYS: &[&str] = &[
@@ -143,15 +145,29 @@ pub enum OaContent {
 pub enum OaPart {
     Text(Text),
     Refusal(Text),
-    Image { source: ImageSource, detail: Option<u8> },
-    Audio { header: Option<(u16, u32, u32)>, data: Vec<u8>, format: u8 },
+    Image {
+        source: ImageSource,
+        detail: Option<u8>,
+    },
+    Audio {
+        header: Option<(u16, u32, u32)>,
+        data: Vec<u8>,
+        format: u8,
+    },
     File(OaFile),
-    Other { kind: u8, value: Deep },
+    Other {
+        kind: u8,
+        value: Deep,
+    },
 }
 
 #[derive(Arbitrary, Debug, Clone)]
 pub enum OaFile {
-    Pdf { pdf: Pdf, media: MediaType, name: Option<String> },
+    Pdf {
+        pdf: Pdf,
+        media: MediaType,
+        name: Option<String>,
+    },
     Id(String),
     Text(Text),
 }
@@ -207,8 +223,16 @@ pub struct ResponseFormat {
     pub strict: bool,
 }
 
-const SCHEMA_KEYS: &[&str] = &["$defs", "additionalProperties", "required", "anyOf", "title"];
-const TYPES: &[&str] = &["string", "integer", "number", "object", "array", "boolean", "null"];
+const SCHEMA_KEYS: &[&str] = &[
+    "$defs",
+    "additionalProperties",
+    "required",
+    "anyOf",
+    "title",
+];
+const TYPES: &[&str] = &[
+    "string", "integer", "number", "object", "array", "boolean", "null",
+];
 const PART_KINDS: &[&str] = &["input_text", "output_text", "", "x_part", "video_url"];
 
 /// What an OpenAI body holds that its checks need.
@@ -410,7 +434,10 @@ impl OaPart {
                     out.object(|o| {
                         o.str("url", &url);
                         if let Some(detail) = detail {
-                            o.str("detail", ["low", "high", "auto", "LOW", ""][usize::from(*detail % 5)]);
+                            o.str(
+                                "detail",
+                                ["low", "high", "auto", "LOW", ""][usize::from(*detail % 5)],
+                            );
                         }
                     });
                 });
@@ -436,7 +463,10 @@ impl OaPart {
                 o.field("input_audio", |out| {
                     out.object(|o| {
                         o.str("data", &base64(&bytes));
-                        o.str("format", ["wav", "mp3", "flac", ""][usize::from(*format % 4)]);
+                        o.str(
+                            "format",
+                            ["wav", "mp3", "flac", ""][usize::from(*format % 4)],
+                        );
                     });
                 });
             }
@@ -445,7 +475,10 @@ impl OaPart {
                 o.field("file", |out| {
                     out.object(|o| match file {
                         OaFile::Pdf { pdf, media, name } => {
-                            o.str("file_data", &data_url(media.or("application/pdf"), &pdf.bytes()));
+                            o.str(
+                                "file_data",
+                                &data_url(media.or("application/pdf"), &pdf.bytes()),
+                            );
                             if let Some(name) = name {
                                 o.str("filename", name);
                             }
@@ -477,12 +510,26 @@ impl OaCall {
             o.str("type", kind);
             let name = self.name.value(o.out.room());
             let arguments = self.arguments.value(o.out.room());
-            o.field(if kind == "custom" { "custom" } else { "function" }, |out| {
-                out.object(|o| {
-                    o.str("name", &name);
-                    o.str(if kind == "custom" { "input" } else { "arguments" }, &arguments);
-                });
-            });
+            o.field(
+                if kind == "custom" {
+                    "custom"
+                } else {
+                    "function"
+                },
+                |out| {
+                    out.object(|o| {
+                        o.str("name", &name);
+                        o.str(
+                            if kind == "custom" {
+                                "input"
+                            } else {
+                                "arguments"
+                            },
+                            &arguments,
+                        );
+                    });
+                },
+            );
         });
     }
 }
@@ -495,9 +542,16 @@ impl OaTool {
         out.object(|o| {
             o.str("type", kind);
             if let Some(function) = &self.function {
-                o.field(if kind == "custom" { "custom" } else { "function" }, |out| {
-                    with_properties = function.write(out);
-                });
+                o.field(
+                    if kind == "custom" {
+                        "custom"
+                    } else {
+                        "function"
+                    },
+                    |out| {
+                        with_properties = function.write(out);
+                    },
+                );
             }
         });
         with_properties && kind == "function"
@@ -541,7 +595,9 @@ impl Schema {
                 });
             });
             for (key, value) in &self.extras {
-                o.field(SCHEMA_KEYS[usize::from(*key) % SCHEMA_KEYS.len()], |out| value.write(out));
+                o.field(SCHEMA_KEYS[usize::from(*key) % SCHEMA_KEYS.len()], |out| {
+                    value.write(out)
+                });
             }
         });
         !self.properties.is_empty()
@@ -550,7 +606,11 @@ impl Schema {
 
 impl Property {
     fn write(&self, out: &mut Out) {
-        let depth = self.nested.map_or(0, |d| usize::from(d).min(max_depth()).min(out.room() / 64));
+        let depth = self.nested.map_or(0, |d| {
+            log_scale(u32::from(d), 16)
+                .min(max_depth())
+                .min(out.room() / 64)
+        });
         for _ in 0..depth {
             out.raw("{\"type\":\"object\",\"properties\":{\"p\":");
         }
@@ -621,14 +681,35 @@ pub enum AnContent {
 
 #[derive(Arbitrary, Debug, Clone)]
 pub enum Block {
-    Text { text: Text, cache: bool },
+    /// A custom-content document with a chain of documents nested in it (as
+    /// [`DocumentSource::Content`] can hold, here more often).
+    Nested(Chain),
+    Text {
+        text: Text,
+        cache: bool,
+    },
     Image(ImageSource),
     Document(Document),
-    ToolUse { id: Name, name: Name, input: Deep },
-    ToolResult { id: Name, content: Option<ResultContent>, is_error: Option<bool> },
-    Thinking { thinking: Text },
-    RedactedThinking { data: Text },
-    Other { kind: u8, value: Deep },
+    ToolUse {
+        id: Name,
+        name: Name,
+        input: Deep,
+    },
+    ToolResult {
+        id: Name,
+        content: Option<ResultContent>,
+        is_error: Option<bool>,
+    },
+    Thinking {
+        thinking: Text,
+    },
+    RedactedThinking {
+        data: Text,
+    },
+    Other {
+        kind: u8,
+        value: Deep,
+    },
 }
 
 #[derive(Arbitrary, Debug, Clone)]
@@ -640,6 +721,7 @@ pub enum ResultContent {
 /// A block of a tool result.
 #[derive(Arbitrary, Debug, Clone)]
 pub enum Inner {
+    Nested(Chain),
     Text(Text),
     Image(ImageSource),
     Document(Document),
@@ -655,14 +737,23 @@ pub struct Document {
 
 #[derive(Arbitrary, Debug, Clone)]
 pub enum DocumentSource {
-    Text { text: Text, media: MediaType },
-    Pdf { pdf: Pdf, media: MediaType },
+    Text {
+        text: Text,
+        media: MediaType,
+    },
+    Pdf {
+        pdf: Pdf,
+        media: MediaType,
+    },
     Url(String),
     File(String),
     /// `{"type": "content", "content": "..."}`.
     ContentText(Text),
     /// `{"type": "content", "content": [...]}`, with a chain of documents nested in it.
-    Content { blocks: Vec<Leaf>, chain: Option<Chain> },
+    Content {
+        blocks: Vec<Leaf>,
+        chain: Option<Chain>,
+    },
 }
 
 /// A block of a custom-content document.
@@ -699,7 +790,13 @@ const OTHER_BLOCKS: &[&str] = &[
     "container_upload",
     "x_block",
 ];
-const TOOL_KINDS: &[&str] = &["", "custom", "bash_20250124", "web_search_20250305", "x_tool"];
+const TOOL_KINDS: &[&str] = &[
+    "",
+    "custom",
+    "bash_20250124",
+    "web_search_20250305",
+    "x_tool",
+];
 
 /// A text the count of an Anthropic body includes, how many times it occurs, and
 /// whether it is inside a custom-content document.
@@ -826,10 +923,7 @@ impl AnTool {
     fn write(&self, out: &mut Out, facts: &mut AnthropicFacts) {
         let kind = TOOL_KINDS[usize::from(self.kind) % TOOL_KINDS.len()];
         let name = self.name.value(out.room());
-        let description = self
-            .description
-            .as_ref()
-            .map(|d| d.value(out.room()));
+        let description = self.description.as_ref().map(|d| d.value(out.room()));
         let schema = self.schema.as_ref().map(|schema| {
             let mut compact = Out::new("");
             schema.write(&mut compact);
@@ -919,6 +1013,16 @@ impl Block {
                 text_block(out, &text, *cache);
                 facts.text(text, 1, false);
             }
+            Block::Nested(chain) => Document {
+                source: DocumentSource::Content {
+                    blocks: Vec::new(),
+                    chain: Some(chain.clone()),
+                },
+                title: None,
+                context: None,
+                citations: false,
+            }
+            .write(out, facts, false),
             Block::Image(source) => image_block(out, source),
             Block::Document(document) => document.write(out, facts, false),
             Block::ToolUse { id, name, input } => out.object(|o| {
@@ -954,6 +1058,9 @@ impl Block {
                                         text_block(out, &text, false);
                                         facts.text(text, 1, false);
                                     }
+                                    Inner::Nested(chain) => {
+                                        Block::Nested(chain.clone()).write(out, facts)
+                                    }
                                     Inner::Image(source) => image_block(out, source),
                                     Inner::Document(document) => document.write(out, facts, false),
                                 });
@@ -977,7 +1084,10 @@ impl Block {
                 o.str("data", &data);
             }),
             Block::Other { kind, value } => out.object(|o| {
-                o.str("type", OTHER_BLOCKS[usize::from(*kind) % OTHER_BLOCKS.len()]);
+                o.str(
+                    "type",
+                    OTHER_BLOCKS[usize::from(*kind) % OTHER_BLOCKS.len()],
+                );
                 o.field("value", |out| value.write(out));
             }),
         }
@@ -1057,7 +1167,10 @@ impl Leaf {
             Leaf::TextDocument(text) => out.object(|o| {
                 o.str("type", "document");
                 let text = text.value(o.out.room());
-                o.raw("source", "{\"type\":\"text\",\"media_type\":\"text/plain\",\"data\":");
+                o.raw(
+                    "source",
+                    "{\"type\":\"text\",\"media_type\":\"text/plain\",\"data\":",
+                );
                 o.out.string(&text);
                 o.out.raw("}");
                 facts.text(text, 1, true);
@@ -1086,14 +1199,15 @@ impl Chain {
         // Bytes a level takes: its document, its text and its title.
         let longest = encoded.iter().map(String::len).max().unwrap_or(0);
         let per_level = 80 + longest + 40;
-        let depth = usize::from(self.depth)
+        let depth = log_scale(u32::from(self.depth), 16)
             .min(max_depth())
             .min(out.room() / per_level);
         facts.depth = facts.depth.max(depth);
         let mut times = vec![0usize; texts.len()];
         let mut titles = 0usize;
         let text_at = |level: usize| {
-            (every > 0 && !texts.is_empty() && level % every == 0).then(|| level / every % texts.len())
+            (every > 0 && !texts.is_empty() && level % every == 0)
+                .then(|| level / every % texts.len())
         };
         let title_at = |level: usize| title_every > 0 && level % title_every == 0;
         // Whether the content array being written has an item already.
