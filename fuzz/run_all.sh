@@ -24,6 +24,7 @@ flags() {
         trim_misbehaving) echo "-max_len=4096 -timeout=10" ;;
         openai_request) echo "-max_len=8192 -timeout=10" ;;
         anthropic_request) echo "-max_len=8192 -timeout=10 -dict=anthropic_request.dict" ;;
+        fit_edits) echo "-max_len=262144 -timeout=10" ;;
         openai_structured | anthropic_structured | batch_lines)
             echo "-max_len=1048576 -timeout=60 -rss_limit_mb=4096" ;;
         *) echo "-max_len=4096" ;;
@@ -56,6 +57,18 @@ seed() {
                     i=$((i + 1))
                 done
             fi ;;
+        fit_edits)
+            # Limits of 2,048 and 8,192 tokens, keep 3 (bits 2-4), OpenAI (a even) or
+            # Anthropic (a odd), with the default options or the grid at 10%.
+            mkdir -p corpus/fit_edits
+            for f in ../tests/fixtures/requests/openai/*.json; do
+                out=corpus/fit_edits/openai-$(basename "$f")
+                [ -e "$out" ] || { printf '\000\010\014\000'; cat "$f"; } > "$out"
+            done
+            for f in ../tests/fixtures/requests/anthropic/*.json; do
+                out=corpus/fit_edits/anthropic-$(basename "$f")
+                [ -e "$out" ] || { printf '\000\040\015\060'; cat "$f"; } > "$out"
+            done ;;
     esac
 }
 
