@@ -26,7 +26,7 @@ flags() {
         anthropic_request) echo "-max_len=8192 -timeout=10 -dict=anthropic_request.dict" ;;
         fit_edits) echo "-max_len=262144 -timeout=10" ;;
         openai_structured | anthropic_structured | batch_lines)
-            echo "-max_len=1048576 -timeout=60 -rss_limit_mb=4096" ;;
+            echo "-max_len=1048576 -timeout=180 -rss_limit_mb=4096" ;;
         *) echo "-max_len=4096" ;;
     esac
 }
