@@ -162,5 +162,5 @@ pub use engine::ContextEditor;
 pub use error::EditError;
 pub use options::{Edits, Threshold};
 pub use outcome::{CompactionPlan, Edited};
-pub use precounted::Precounted;
+pub use precounted::{MessageCount, Precounted};
 pub use report::{AppliedEdit, CompactionReport, EditKind, EditReport, EditTotals};

@@ -1,6 +1,7 @@
 //! [`ChatSession`]: a chat history that grows by appends, counts each message once,
 //! and keeps its prompts' prefix stable for the providers' prompt caches.
 
+mod edits;
 mod entry;
 mod error;
 mod ledger;
@@ -12,9 +13,11 @@ pub use error::SessionError;
 pub use policy::CutPolicy;
 pub use prepare::{Prepared, SummaryInput};
 
+use super::edit::{EditReport, EditTotals, MessageCount};
 use super::format::{ChatFormat, HistoryBudget};
 use super::message::{ChatMessage, Role};
 use crate::count::TokenCounter;
+use edits::SessionEdits;
 use entry::{Entry, Slot};
 use ledger::Ledger;
 use marks::Marks;
@@ -149,6 +152,14 @@ pub struct ChatSession<M, C> {
     /// The messages the last `prepare` dropped, and whether it moved the cut.
     dropped: Vec<M>,
     cut_moved: bool,
+
+    /// The context edits, when on, and the engine's counts of each message of
+    /// the prompt (empty when edits are off).
+    edit: Option<SessionEdits<M, C>>,
+    counts: Vec<MessageCount>,
+    /// What the edits of the last `prepare` did, and of all of them.
+    edit_report: Option<EditReport>,
+    edit_totals: EditTotals,
 }
 
 impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
@@ -182,6 +193,10 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             dirty_from: usize::MAX,
             dropped: Vec::new(),
             cut_moved: false,
+            edit: None,
+            counts: Vec::new(),
+            edit_report: None,
+            edit_totals: EditTotals::default(),
         }
     }
 
@@ -352,7 +367,7 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             });
         }
         let class = self.ledger.classify(&message)?;
-        let tokens = self.format.message_tokens(&self.counter, &message);
+        let (tokens, count) = self.count_one(&message);
         let wide = tokens as u128;
         let position = self.messages.len();
         let system = message.role() == Role::System;
@@ -376,7 +391,7 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
         let needed = self.system_tokens
             + system_wide
             + self.summary_tokens
-            + marks.kept_tokens(self.keep_latest_user, self.start_on_user)
+            + marks.kept_tokens(self.keep_latest_user, self.start_on_user, self.pins_task())
             + priming as u128;
         if needed > self.limit as u128 {
             return Err(SessionError::MessageTooLarge {
@@ -392,6 +407,9 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             self.head_len += 1;
         }
         self.messages.push(message);
+        if let Some(count) = count {
+            self.counts.push(count);
+        }
         self.next_seq += 1;
         self.pushed_tokens += wide;
         self.total += wide;
@@ -438,6 +456,9 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
         }
         let message = self.messages.pop()?;
         self.entries.pop();
+        if self.counts.len() > self.messages.len() {
+            self.counts.pop();
+        }
         self.dirty_from = self.dirty_from.min(self.messages.len());
         self.reindex();
         Some(message)
@@ -451,13 +472,20 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             + summary_tokens
             + self
                 .marks
-                .kept_tokens(self.keep_latest_user, self.start_on_user)
+                .kept_tokens(self.keep_latest_user, self.start_on_user, self.pins_task())
             + self.format.reply_priming() as u128
     }
 
     /// Recomputes what is derived from `messages` and `entries` after they were
     /// rebuilt.
     fn reindex(&mut self) {
+        self.retally();
+        self.ledger = Ledger::rebuild(&self.messages);
+    }
+
+    /// Recomputes what is derived from the entries alone (costs and marks), after
+    /// their costs changed.
+    fn retally(&mut self) {
         let entries = &self.entries;
         self.head_len = entries
             .iter()
@@ -478,7 +506,6 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
         for (p, entry) in entries.iter().enumerate() {
             self.marks.observe(p, entry);
         }
-        self.ledger = Ledger::rebuild(&self.messages);
     }
 }
 
