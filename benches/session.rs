@@ -77,7 +77,13 @@ fn bench(c: &mut Criterion) {
             session.push(m).expect("outputs fit the limit");
         }
         cuts += usize::from(session.prepare().expect("no call is pending").cut_moved());
-        edit_runs += usize::from(edited.prepare().expect("no call is pending").edits().is_some());
+        edit_runs += usize::from(
+            edited
+                .prepare()
+                .expect("no call is pending")
+                .edits()
+                .is_some(),
+        );
         if turn == EARLY {
             early = Some(session.clone());
             early_edited = Some(edited.clone());
