@@ -329,3 +329,100 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn edits_count_no_unedited_message_again() {
+    use std::cell::RefCell;
+
+    // The texts the counter sees, from the first prepare that edits on.
+    let seen: RefCell<Vec<String>> = RefCell::new(Vec::new());
+    let counter = |text: &str| {
+        seen.borrow_mut().push(text.to_owned());
+        words(text)
+    };
+    let mut session = ChatSession::new(&counter, 2_000).with_edits(Edits::default());
+    let mut edited = false;
+    for turn in 0..60 {
+        session.extend(agent_turn(turn, 150)).unwrap();
+        seen.borrow_mut().clear();
+        let prompt = session.prepare().unwrap();
+        let Some(report) = prompt.edits() else {
+            assert!(
+                seen.borrow().is_empty(),
+                "a prompt that fits counts nothing"
+            );
+            continue;
+        };
+        let named: HashSet<usize> = report.edits.iter().map(|e| e.message).collect();
+        edited |= !named.is_empty();
+        if prompt.cut_moved() {
+            continue;
+        }
+        // Only what the edits wrote, and the messages they edited, were counted.
+        let seen = seen.borrow();
+        for (p, message) in prompt.messages().iter().enumerate() {
+            if !named.contains(&p) && message.content.len() > 100 {
+                assert!(
+                    !seen.contains(&message.content),
+                    "message {p} counted again"
+                );
+            }
+        }
+    }
+    assert!(edited);
+}
+
+#[test]
+fn a_hook_and_edits_together_fit() {
+    let limit = 2_500;
+    let mut session = ChatSession::new(words as Words, limit).with_edits(Edits::default());
+    for turn in 0..80 {
+        session.extend(agent_turn(turn, 150)).unwrap();
+        let prompt = session
+            .prepare_with(|ctx| {
+                // Forget every tenth turn's call, with its result.
+                let noise: Vec<usize> = ctx
+                    .elements()
+                    .iter()
+                    .filter(|e| {
+                        e.message
+                            .tool_calls
+                            .first()
+                            .is_some_and(|c| c.id.ends_with('0'))
+                    })
+                    .map(|e| e.seq)
+                    .collect();
+                ctx.remove(noise);
+            })
+            .unwrap();
+        assert_prompt(&prompt, limit);
+        assert!(prompt.messages().iter().any(|m| m.content == TASK));
+        assert!(
+            !prompt
+                .messages()
+                .iter()
+                .any(|m| m.tool_calls.first().is_some_and(|c| c.id.ends_with('0')))
+        );
+    }
+}
+
+#[test]
+fn summaries_with_edits_cover_what_the_cut_drops() {
+    let limit = 1_500;
+    let mut session = ChatSession::new(words as Words, limit).with_edits(Edits::default());
+    let mut summarized = 0;
+    for turn in 0..300 {
+        session.extend(agent_turn(turn, 100)).unwrap();
+        let prompt = session
+            .prepare_summarizing(|input| {
+                summarized += input.dropped().len();
+                // The dropped messages come as the edits left them.
+                assert!(input.dropped().iter().all(|m| m.content != TASK));
+                Some(Message::user("a summary of the earlier turns"))
+            })
+            .unwrap();
+        assert_prompt(&prompt, limit);
+        assert!(prompt.messages().iter().any(|m| m.content == TASK));
+    }
+    assert!(summarized > 0);
+}

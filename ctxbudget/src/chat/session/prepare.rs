@@ -189,7 +189,8 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
     /// [`SessionError::ReplyPriming`] when the reply priming alone is over the limit,
     /// and [`SessionError::ToolLoopDoesNotFit`] when the latest turn began with
     /// thinking and, with what every prompt keeps, no longer fits (it may not be
-    /// cut); the session is then unchanged.
+    /// cut); the session is then unchanged (but for the context edits made, see
+    /// [`SessionError`]).
     pub fn prepare(&mut self) -> Result<Prepared<'_, M>, SessionError> {
         self.run(
             None::<fn(&mut TrimContext<'_, M>)>,
