@@ -101,19 +101,27 @@ use marks::Marks;
 ///   head past any cut, as the latest user message is, so every prompt holds it;
 ///   [`Edits::pin_task(false)`](super::edit::Edits::pin_task) lets it go like any
 ///   message.
+/// - **Hooks.** A hook ([`prepare_with`](ChatSession::prepare_with)) runs first; the
+///   edits then see the prompt with what the hook removed still in it, so they may
+///   edit more than the rest needed.
 /// - **Summaries.** [`prepare_summarizing`](ChatSession::prepare_summarizing) hands
 ///   the summarizer what the cut drops once the edits were not enough: the span
 ///   the engine's compaction would plan, as edited. The session keeps its summary
 ///   in the head, so the engine plans no compaction of its own.
 ///
-/// With edits on, the cut moves rarely and drops mostly cleared results, so a
-/// lower low-water mark pays: in the simulated 2,000-turn agent session of
-/// `examples/cache_simulation.rs` at 32k, the default edits with
-/// `CutPolicy::cache_stable().with_low_water(0.4)` keep 223 messages per prompt
-/// (32 without edits), read 90.7% of the input from Anthropic's cache (88.6%) and
-/// bill 4% less; with the default 0.6 they read 90.4% and bill 5% more, for 84%
-/// mean window use. A message is edited in place, so a session with edits owns
-/// its messages (`Message`, or the provider request types), not `Rc`s of them.
+/// The defaults are the engine's ([`Edits`](super::edit::Edits): the 3 most recent
+/// results kept whole, as Anthropic's `keep`) and the policy's. For the prompt
+/// cache, fewer pay: every batch of clearing rewrites what follows its first
+/// cleared result, the results kept whole included, and with edits on the cut
+/// moves rarely and drops mostly cleared results, so it can go further. In the
+/// simulated 2,000-turn agent session of `examples/cache_simulation.rs` at 32k,
+/// [`Edits::clear_tool_results(2)`](super::edit::Edits::clear_tool_results) with
+/// `CutPolicy::cache_stable().with_low_water(0.4)` keeps 238 messages in a prompt
+/// (29 without edits), reads 90.6% of the input from Anthropic's cache (87.7%)
+/// and bills 6% less; the defaults keep 266, read 89.5% and bill 7% more, at 83%
+/// mean window use (71%). A message is edited in place, so a session with edits
+/// owns its messages (`Message`, or the provider request types), not `Rc`s of
+/// them.
 ///
 /// ```
 /// use ctxbudget::{Message, chat::{ChatSession, ToolCall, edit::Edits}};
