@@ -52,16 +52,36 @@ fn play<M: ChatMessage + Clone>(
     tokens
 }
 
+/// How long playing `turns` from a copy of `start` takes (the copy is made and
+/// dropped outside the timing).
+fn time_play<M: ChatMessage + Clone>(
+    start: &ChatSession<M, &Tiktoken>,
+    turns: &[Vec<M>],
+) -> Duration {
+    let mut session = start.clone();
+    let began = Instant::now();
+    black_box(play(&mut session, turns));
+    began.elapsed()
+}
+
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort_unstable();
     times[times.len() / 2]
 }
 
-fn bench(c: &mut Criterion) {
-    let counter = Tiktoken::o200k_base();
-    let mut agent = AgentSession::new(2_026);
-    let mut session: Session<'_> = ChatSession::new(&counter, LIMIT);
-    let mut edited: Edited<'_> = ChatSession::new(&counter, LIMIT).with_edits(Edits::default());
+/// The sessions at turns `EARLY` and `LATE`, drop-only and with edits.
+struct Played<'c> {
+    history: Vec<Rc<Message>>,
+    early: Session<'c>,
+    late: Session<'c>,
+    early_edited: Edited<'c>,
+    late_edited: Edited<'c>,
+}
+
+/// Plays `LATE` turns of `agent` through both sessions.
+fn play_session<'c>(counter: &'c Tiktoken, agent: &mut AgentSession) -> Played<'c> {
+    let mut session: Session<'_> = ChatSession::new(counter, LIMIT);
+    let mut edited: Edited<'_> = ChatSession::new(counter, LIMIT).with_edits(Edits::default());
     let system = Rc::new(agent.system_prompt(2_000));
     session.push(Rc::clone(&system)).expect("fits");
     edited.push((*system).clone()).expect("fits");
@@ -77,39 +97,52 @@ fn bench(c: &mut Criterion) {
             session.push(m).expect("outputs fit the limit");
         }
         cuts += usize::from(session.prepare().expect("no call is pending").cut_moved());
-        edit_runs += usize::from(
-            edited
-                .prepare()
-                .expect("no call is pending")
-                .edits()
-                .is_some(),
-        );
+        let prompt = edited.prepare().expect("no call is pending");
+        edit_runs += usize::from(prompt.edits().is_some());
         if turn == EARLY {
             early = Some(session.clone());
             early_edited = Some(edited.clone());
         }
     }
-    let early = early.expect("EARLY < LATE");
-    let early_edited = early_edited.expect("EARLY < LATE");
-    let late = session;
-    let late_edited = edited;
+    let played = Played {
+        history,
+        early: early.expect("EARLY < LATE"),
+        late: session,
+        early_edited: early_edited.expect("EARLY < LATE"),
+        late_edited: edited,
+    };
+    let (early, late) = (&played.early, &played.late);
     eprintln!(
         "{LATE} turns, {} messages, played in {:.1?} ({cuts} cuts); prompt at turn {EARLY}: {} messages, {} tokens; at turn {LATE}: {} messages, {} tokens",
-        history.len(),
+        played.history.len(),
         started.elapsed(),
         early.len(),
         early.tokens(),
         late.len(),
         late.tokens(),
     );
+    let (early, late) = (&played.early_edited, &played.late_edited);
     eprintln!(
         "with edits: {edit_runs} prepares edited; prompt at turn {EARLY}: {} messages, {} tokens; at turn {LATE}: {} messages, {} tokens; {:?}",
-        early_edited.len(),
-        early_edited.tokens(),
-        late_edited.len(),
-        late_edited.tokens(),
-        late_edited.edit_totals(),
+        early.len(),
+        early.tokens(),
+        late.len(),
+        late.tokens(),
+        late.edit_totals(),
     );
+    played
+}
+
+fn bench(c: &mut Criterion) {
+    let counter = Tiktoken::o200k_base();
+    let mut agent = AgentSession::new(2_026);
+    let Played {
+        history,
+        early,
+        late,
+        early_edited,
+        late_edited,
+    } = play_session(&counter, &mut agent);
     let next: Vec<Vec<Rc<Message>>> = (0..RUN)
         .map(|_| agent.next_turn().into_iter().map(Rc::new).collect())
         .collect();
@@ -122,6 +155,18 @@ fn bench(c: &mut Criterion) {
     let trimmer = ChatTrimmer::new(&counter, LIMIT);
 
     // Interleaved, in a random order each round: time per turn.
+    let per_turn = |elapsed: Duration| elapsed / u32::try_from(RUN).unwrap_or(1);
+    let contenders: [&dyn Fn() -> Duration; 5] = [
+        &|| per_turn(time_play(&early, &next)),
+        &|| per_turn(time_play(&late, &next)),
+        &|| {
+            let start = Instant::now();
+            black_box(trimmer.trim(&whole).map(|t| t.tokens()).ok());
+            start.elapsed()
+        },
+        &|| per_turn(time_play(&early_edited, &next_owned)),
+        &|| per_turn(time_play(&late_edited, &next_owned)),
+    ];
     let mut rng = SplitMix::new(1);
     let mut times: [Vec<Duration>; 5] = Default::default();
     for _ in 0..ROUNDS {
@@ -130,34 +175,7 @@ fn bench(c: &mut Criterion) {
             order.swap(i, rng.below(i + 1));
         }
         for contender in order {
-            let elapsed = match contender {
-                0 | 1 => {
-                    let mut s = if contender == 0 {
-                        early.clone()
-                    } else {
-                        late.clone()
-                    };
-                    let start = Instant::now();
-                    black_box(play(&mut s, &next));
-                    start.elapsed() / u32::try_from(RUN).unwrap_or(1)
-                }
-                3 | 4 => {
-                    let mut s = if contender == 3 {
-                        early_edited.clone()
-                    } else {
-                        late_edited.clone()
-                    };
-                    let start = Instant::now();
-                    black_box(play(&mut s, &next_owned));
-                    start.elapsed() / u32::try_from(RUN).unwrap_or(1)
-                }
-                _ => {
-                    let start = Instant::now();
-                    black_box(trimmer.trim(&whole).map(|t| t.tokens()).ok());
-                    start.elapsed()
-                }
-            };
-            times[contender].push(elapsed);
+            times[contender].push(contenders[contender]());
         }
     }
     let [at_early, at_late, trim_late, edits_early, edits_late] = times.map(median);

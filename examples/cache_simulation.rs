@@ -293,6 +293,37 @@ fn arg(args: &[String], name: &str) -> Option<String> {
         .and_then(|i| args.get(i + 1).cloned())
 }
 
+/// The default edits, with `--edits-low-water` and `--max-tool-result` (shares of
+/// the limit) when given.
+fn edits_from(args: &[String]) -> Edits {
+    let mut edits = Edits::default();
+    if let Some(mark) = arg(args, "--edits-low-water").and_then(|m| m.parse().ok()) {
+        edits = edits.low_water(Threshold::share(mark));
+    }
+    if let Some(share) = arg(args, "--max-tool-result").and_then(|m| m.parse().ok()) {
+        edits = edits.truncate_tool_results(Threshold::share(share));
+    }
+    edits
+}
+
+/// One row of the table: `run` at `window`, against `minimal`.
+fn print_row(window: usize, name: &str, run: &Run, minimal: &Run) {
+    println!(
+        "| {}k | {name} | {} | {} | {:.1}% | {:.0} | {:.1}% | {:.2}M | {:.2}x | {:.1}% | {:.2}M | {:.2}x |",
+        window / 1_000,
+        run.cuts,
+        run.edited,
+        100.0 * run.mean_use,
+        run.mean_messages,
+        100.0 * run.anthropic.read_share(),
+        run.anthropic.billed / 1e6,
+        run.anthropic.billed / minimal.anthropic.billed,
+        100.0 * run.openai.read_share(),
+        run.openai.billed / 1e6,
+        run.openai.billed / minimal.openai.billed,
+    );
+}
+
 #[allow(clippy::cast_precision_loss)]
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -313,13 +344,7 @@ fn main() {
         .map_or(EDITS_LOW_WATER, |p| p.parse().unwrap_or(EDITS_LOW_WATER));
     let keep: usize =
         arg(&args, "--tuned-keep").map_or(TUNED_KEEP, |k| k.parse().unwrap_or(TUNED_KEEP));
-    let mut edits = Edits::default();
-    if let Some(mark) = arg(&args, "--edits-low-water").and_then(|m| m.parse().ok()) {
-        edits = edits.low_water(Threshold::share(mark));
-    }
-    if let Some(share) = arg(&args, "--max-tool-result").and_then(|m| m.parse().ok()) {
-        edits = edits.truncate_tool_results(Threshold::share(share));
-    }
+    let edits = edits_from(&args);
 
     let tiktoken = Tiktoken::o200k_base();
     let counter = Memo {
@@ -395,20 +420,7 @@ fn main() {
             ("cache-stable + edits", &edited),
             (tuned_name.as_str(), &tuned),
         ] {
-            println!(
-                "| {}k | {name} | {} | {} | {:.1}% | {:.0} | {:.1}% | {:.2}M | {:.2}x | {:.1}% | {:.2}M | {:.2}x |",
-                window / 1_000,
-                run.cuts,
-                run.edited,
-                100.0 * run.mean_use,
-                run.mean_messages,
-                100.0 * run.anthropic.read_share(),
-                run.anthropic.billed / 1e6,
-                run.anthropic.billed / minimal.anthropic.billed,
-                100.0 * run.openai.read_share(),
-                run.openai.billed / 1e6,
-                run.openai.billed / minimal.openai.billed,
-            );
+            print_row(window, name, run, &minimal);
         }
     }
 }

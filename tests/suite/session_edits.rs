@@ -101,10 +101,10 @@ fn agent_turn(turn: usize, result_words: usize) -> Vec<Message> {
 /// Runs the 1,000-turn agent session and returns how many prompts held the
 /// task; checks every prompt, and with edits on that edits are sticky and the
 /// prefix is what the previous prompt sent up to where the report says.
-fn run_agent_session(edits: Option<Edits>, limit: usize) -> usize {
+fn run_agent_session(edits: Option<&Edits>, limit: usize) -> usize {
     let mut session = ChatSession::new(words as Words, limit);
-    if let Some(edits) = edits.clone() {
-        session = session.with_edits(edits);
+    if let Some(edits) = edits {
+        session = session.with_edits(edits.clone());
     }
     session
         .push(Message::system("You are a coding agent."))
@@ -158,7 +158,7 @@ fn run_agent_session(edits: Option<Edits>, limit: usize) -> usize {
 
 #[test]
 fn the_task_is_in_every_one_of_1000_prompts_with_edits_on() {
-    let with_edits = run_agent_session(Some(Edits::default()), 4_000);
+    let with_edits = run_agent_session(Some(&Edits::default()), 4_000);
     assert_eq!(with_edits, 1_000);
     // Dropping whole turns loses the task once the session fills its window.
     let drop_only = run_agent_session(None, 4_000);
@@ -171,7 +171,7 @@ fn the_task_is_in_every_one_of_1000_prompts_with_edits_on() {
 
 #[test]
 fn without_pin_task_the_task_goes_like_any_message() {
-    let unpinned = run_agent_session(Some(Edits::default().pin_task(false)), 4_000);
+    let unpinned = run_agent_session(Some(&Edits::default().pin_task(false)), 4_000);
     assert!(unpinned < 1_000, "{unpinned}");
 }
 
