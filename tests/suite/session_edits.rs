@@ -426,3 +426,99 @@ fn summaries_with_edits_cover_what_the_cut_drops() {
     }
     assert!(summarized > 0);
 }
+
+/// Anthropic messages: parallel calls after thinking, their results in one user
+/// message, and a request Anthropic takes.
+mod anthropic {
+    use super::{Words, words};
+    use ctxbudget::chat::edit::Edits;
+    use ctxbudget::chat::{ChatFormat, ChatSession};
+    use ctxbudget::request::WireRequest;
+    use ctxbudget::request::anthropic::{AnthropicMessage, MessagesRequest};
+    use serde_json::{Value, json};
+
+    fn message(value: Value) -> AnthropicMessage {
+        serde_json::from_value(value).unwrap()
+    }
+
+    fn call(ids: &[String], thinking: bool) -> AnthropicMessage {
+        let mut blocks = Vec::new();
+        if thinking {
+            blocks.push(json!({"type": "thinking", "thinking": "Look at the files first. ".repeat(20), "signature": "c2ln"}));
+        }
+        for id in ids {
+            blocks.push(json!({"type": "tool_use", "id": id, "name": "read", "input": {"path": "src/lib.rs"}}));
+        }
+        message(json!({"role": "assistant", "content": blocks}))
+    }
+
+    fn results(ids: &[String], words: usize) -> AnthropicMessage {
+        let blocks: Vec<Value> = ids
+            .iter()
+            .map(|id| json!({"type": "tool_result", "tool_use_id": id, "content": "fn read() {} ".repeat(words / 3)}))
+            .collect();
+        message(json!({"role": "user", "content": blocks}))
+    }
+
+    fn validate(prompt: &[AnthropicMessage]) -> Result<(), String> {
+        let body = json!({
+            "model": "claude-sonnet-4-5",
+            "max_tokens": 16000,
+            "thinking": {"type": "enabled", "budget_tokens": 8000},
+            "tools": [{"name": "read", "input_schema": {"type": "object"}}],
+            "messages": prompt,
+        });
+        let request = MessagesRequest::from_json(&body.to_string()).map_err(|e| e.to_string())?;
+        request.validate().map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn an_anthropic_session_with_thinking_stays_valid_and_keeps_its_task() {
+        let limit = 3_000;
+        let task = "Port the parser to the new lexer.";
+        let mut session: ChatSession<AnthropicMessage, Words> =
+            ChatSession::new(words as Words, limit)
+                .with_format(ChatFormat::anthropic())
+                .with_edits(Edits::default());
+        session
+            .push(message(json!({"role": "user", "content": task})))
+            .unwrap();
+        let mut thinking_dropped = 0;
+        for turn in 1..300 {
+            if turn % 10 == 0 {
+                session
+                    .push(message(
+                        json!({"role": "assistant", "content": "Done with this part."}),
+                    ))
+                    .unwrap();
+                session
+                    .push(message(
+                        json!({"role": "user", "content": format!("Now part {turn}.")}),
+                    ))
+                    .unwrap();
+            }
+            let ids: Vec<String> = (0..2).map(|k| format!("toolu_{turn}_{k}")).collect();
+            session
+                .push(call(&ids, turn % 10 == 0 || turn == 1))
+                .unwrap();
+            session.push(results(&ids, 90)).unwrap();
+            let prompt = session.prepare().unwrap();
+            assert!(prompt.tokens() <= limit);
+            assert_eq!(
+                ChatFormat::anthropic().count_messages(&(words as Words), prompt.messages()),
+                prompt.tokens()
+            );
+            if let Err(e) = validate(prompt.messages()) {
+                panic!("turn {turn}: {e}");
+            }
+            assert!(
+                prompt.messages().iter().any(|m| m.text() == task),
+                "turn {turn}"
+            );
+            thinking_dropped += prompt.edits().map_or(0, |r| r.totals.thinking_dropped);
+        }
+        let totals = session.edit_totals();
+        assert!(totals.cleared_tool_uses > 0, "{totals:?}");
+        assert_eq!(totals.thinking_dropped, thinking_dropped);
+    }
+}
