@@ -30,6 +30,7 @@ mod request_costs;
 mod request_fit;
 mod request_fit_edits;
 mod select;
+mod session_edits;
 mod tekken;
 mod tiktoken;
 mod tiktoken_linear;

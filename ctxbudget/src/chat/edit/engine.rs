@@ -7,6 +7,7 @@ use super::error::EditError;
 use super::ledger::{Ledger, Slot};
 use super::options::Edits;
 use super::outcome::{CompactionPlan, Edited};
+use super::precounted::MessageCount;
 use super::report::{AppliedEdit, EditKind, EditReport};
 use super::truncate::truncate;
 use crate::chat::{ChatFormat, Message, Role, ToolCall};
@@ -95,7 +96,19 @@ impl<C: TokenCounter> ContextEditor<C> {
     /// enough; then plans a compaction if still over (see
     /// [`Edited::compaction`]). No message is removed or moved.
     pub fn edit<M: EditableMessage>(&self, messages: &mut [M]) -> Edited {
-        self.run(messages, None)
+        self.run(messages, None, None)
+    }
+
+    /// [`edit`](ContextEditor::edit) with the messages counted already: `counts`
+    /// holds one [`MessageCount`] per message, in order (made with the same
+    /// counter and format), and only what the edits write is counted. With a
+    /// `counts` of another length, every message is counted as `edit` does.
+    pub fn edit_counted<M: EditableMessage>(
+        &self,
+        messages: &mut [M],
+        counts: &[MessageCount],
+    ) -> Edited {
+        self.run(messages, Some(counts), None)
     }
 
     /// [`edit`](ContextEditor::edit) for a history that lives on (a
@@ -107,7 +120,7 @@ impl<C: TokenCounter> ContextEditor<C> {
         messages: &mut [M],
         cleared: &mut ClearedResults,
     ) -> Edited {
-        self.run(messages, Some(cleared))
+        self.run(messages, None, Some(cleared))
     }
 
     /// [`edit`](ContextEditor::edit), then, when a compaction is planned, calls
@@ -150,7 +163,7 @@ impl<C: TokenCounter> ContextEditor<C> {
         M: EditableMessage,
         F: FnOnce(&[M], &CompactionPlan) -> Option<String>,
     {
-        let mut edited = self.run(messages, None);
+        let mut edited = self.run(messages, None, None);
         if let Some(plan) = edited.compaction.clone() {
             match summarize(&messages[plan.span()], &plan) {
                 Some(summary) => {
@@ -216,6 +229,7 @@ impl<C: TokenCounter> ContextEditor<C> {
     fn run<M: EditableMessage>(
         &self,
         messages: &mut [M],
+        counts: Option<&[MessageCount]>,
         cleared: Option<&mut ClearedResults>,
     ) -> Edited {
         let edits = &self.edits;
@@ -226,6 +240,7 @@ impl<C: TokenCounter> ContextEditor<C> {
             edits,
             ledger: Ledger::count(
                 messages,
+                counts,
                 &self.counter,
                 self.format,
                 edits.pins_task(),

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use super::editable::EditableMessage;
+use super::precounted::MessageCount;
 use crate::chat::{ChatFormat, ChatMessage, Role};
 use crate::count::TokenCounter;
 
@@ -62,9 +63,11 @@ pub(super) struct Ledger {
 }
 
 impl Ledger {
-    /// Counts every message once.
+    /// Counts every message once, or takes its count from `counts` (used when it
+    /// holds one count per message).
     pub(super) fn count<M, C>(
         messages: &[M],
+        counts: Option<&[MessageCount]>,
         counter: &C,
         format: ChatFormat,
         pin_task: bool,
@@ -89,11 +92,17 @@ impl Ledger {
         let mut calls: HashMap<&str, (usize, &str)> = HashMap::new();
         let mut shares = Vec::new();
         let mut running: u128 = 0;
+        let counts = counts.filter(|c| c.len() == n);
         for (i, message) in messages.iter().enumerate() {
-            let overhead = format.message_overhead(counter, message);
             shares.clear();
-            let split = message.count_split(counter, &mut shares);
-            let tokens = overhead.saturating_add(split.content);
+            let (tokens, split) = if let Some(count) = counts.and_then(|c| c.get(i)) {
+                shares.extend_from_slice(&count.results);
+                (count.tokens, count.split)
+            } else {
+                let overhead = format.message_overhead(counter, message);
+                let split = message.count_split(counter, &mut shares);
+                (overhead.saturating_add(split.content), split)
+            };
             ledger.offsets.push(running);
             running += tokens as u128;
             ledger.tokens.push(tokens);

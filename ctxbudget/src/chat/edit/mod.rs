@@ -24,12 +24,13 @@
 //!   task in the trimmer, and put `edited.report().totals` in the report (`"edits"`
 //!   in `--report-json`). `Edits::none()` is `--drop-only`.
 //! - **`ChatSession`**: it owns its messages, so edits made in place stay made:
-//!   when `prepare` finds the prompt over the limit, run [`ContextEditor::edit`] on
-//!   the window before moving the cut, with [`Edits::low_water`] set to the
-//!   [`CutPolicy`](crate::chat::CutPolicy)'s mark, and take the entries' tokens
-//!   from [`Edited::message_tokens`]; the cut moves only if edits were not enough.
-//!   [`ContextEditor::edit_sticky`] and [`ClearedResults`] are for a session that
-//!   keeps the original messages and edits a copy each turn.
+//!   when `prepare` finds the prompt over the limit, it runs
+//!   [`ContextEditor::edit_counted`] on the prompt before moving the cut, with the
+//!   [`MessageCount`]s it made when the messages arrived and [`Edits::low_water`]
+//!   set to the [`CutPolicy`](crate::chat::CutPolicy)'s mark, and takes the
+//!   entries' tokens from [`Edited::message_tokens`]; the cut moves only if edits
+//!   were not enough. [`ContextEditor::edit_sticky`] and [`ClearedResults`] are
+//!   for a history that keeps the original messages and edits a copy each turn.
 //! - **`assemble`**: the chat-history layer does what `RequestFitter` does, with
 //!   the layer's budget.
 //!
@@ -162,5 +163,5 @@ pub use engine::ContextEditor;
 pub use error::EditError;
 pub use options::{Edits, Threshold};
 pub use outcome::{CompactionPlan, Edited};
-pub use precounted::Precounted;
+pub use precounted::{MessageCount, Precounted};
 pub use report::{AppliedEdit, CompactionReport, EditKind, EditReport, EditTotals};

@@ -1,8 +1,60 @@
 //! [`Precounted`]: a message with the content count an edit run made, so that the
-//! dropping step after it counts nothing again.
+//! dropping step after it counts nothing again; [`MessageCount`]: the counts an
+//! edit run takes instead of counting, for a history that lives on.
 
-use crate::chat::{ChatMessage, Role, ToolCallRef};
+use super::editable::{ContentSplit, EditableMessage};
+use crate::chat::{ChatFormat, ChatMessage, Role, ToolCallRef};
 use crate::count::TokenCounter;
+
+/// What an edit run needs to know of a message, counted once: what it costs, its
+/// content and thinking, and each tool result's share.
+///
+/// A history that lives on (a [`ChatSession`](crate::chat::ChatSession)) counts
+/// each message when it arrives and hands the counts to
+/// [`ContextEditor::edit_counted`](super::ContextEditor::edit_counted), which then
+/// counts only what its edits write.
+///
+/// ```
+/// use ctxbudget::Message;
+/// use ctxbudget::chat::ChatFormat;
+/// use ctxbudget::chat::edit::MessageCount;
+///
+/// let words = |t: &str| t.split_whitespace().count();
+/// let count = MessageCount::of(&Message::tool("c1", "three words here"), &words, ChatFormat::openai());
+/// assert_eq!((count.split.content, count.results.as_slice()), (3, &[3][..]));
+/// assert_eq!(count.tokens, ChatFormat::openai().message_tokens(&words, &Message::tool("c1", "three words here")));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct MessageCount {
+    /// What the message costs, chat format overhead included.
+    pub tokens: usize,
+    /// Its content, and the thinking in it
+    /// ([`EditableMessage::count_split`]).
+    pub split: ContentSplit,
+    /// Each tool result's share of the content, in order.
+    pub results: Vec<usize>,
+}
+
+impl MessageCount {
+    /// Counts `message` once, in `format`.
+    pub fn of<M, C>(message: &M, counter: &C, format: ChatFormat) -> Self
+    where
+        M: EditableMessage,
+        C: TokenCounter + ?Sized,
+    {
+        let mut results = Vec::new();
+        let split = message.count_split(counter, &mut results);
+        let tokens = format
+            .message_overhead(counter, message)
+            .saturating_add(split.content);
+        Self {
+            tokens,
+            split,
+            results,
+        }
+    }
+}
 
 /// A borrowed message whose [`content_tokens`](ChatMessage::content_tokens) is
 /// the count an edit run already made ([`Edited::content_tokens`](super::Edited::content_tokens)):

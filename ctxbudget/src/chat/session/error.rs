@@ -6,7 +6,9 @@ use thiserror::Error;
 /// Why a [`ChatSession`](super::ChatSession) refused a message, a summary or a turn.
 ///
 /// After an error the session is as it was before the call: nothing was appended,
-/// dropped or replaced.
+/// dropped or replaced. With [context edits](super::ChatSession#context-edits) on,
+/// the edits a `prepare` made before it failed stay made: they are what the next
+/// `prepare` would make first, and no message left.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum SessionError {

@@ -37,6 +37,12 @@ pub(super) struct Marks {
     turn_first: Option<usize>,
     /// Whether `turn_first` is an assistant message that starts with thinking.
     turn_thinks: bool,
+    /// The task: the first user message that carries more than tool results, and
+    /// its cost (`None` when that message also holds tool results: it cannot be
+    /// carried without their call).
+    task: Option<(usize, u128)>,
+    /// Whether the first such message was seen.
+    task_seen: bool,
 }
 
 impl Marks {
@@ -60,6 +66,10 @@ impl Marks {
             self.last_user_start = Some((position, tokens));
         }
         if entry.is_question() {
+            if !self.task_seen {
+                self.task_seen = true;
+                self.task = (!entry.result).then_some((position, tokens));
+            }
             // A question that shares its message with results is carried with their
             // call: the unit so far.
             self.latest = Some(position);
@@ -88,14 +98,27 @@ impl Marks {
         }
     }
 
-    /// What is carried past a cut with the latest user message: its unit, and with
-    /// `start_on_user` the user message that leads it when the unit starts with a
-    /// call.
-    pub(super) fn carried(&self, start_on_user: bool) -> Option<Carried> {
-        self.latest?;
+    /// What is carried past a cut: with `keep_latest_user`, the latest user
+    /// message's unit, and with `start_on_user` the user message that leads it
+    /// when the unit starts with a call; with `pin_task`, the task.
+    pub(super) fn carried(
+        &self,
+        keep_latest_user: bool,
+        start_on_user: bool,
+        pin_task: bool,
+    ) -> Option<Carried> {
+        let task = self.task.filter(|_| pin_task).map(|(at, _)| at);
+        if !keep_latest_user || self.latest.is_none() {
+            return task.map(|task| Carried {
+                unit: 0..0,
+                anchor: None,
+                task: Some(task),
+            });
+        }
         Some(Carried {
             unit: self.carry_start..self.carry_end,
             anchor: self.anchor.filter(|_| start_on_user).map(|(at, _)| at),
+            task,
         })
     }
 
@@ -112,9 +135,28 @@ impl Marks {
     }
 
     /// What every prompt keeps beside the system messages, the summary and the reply
-    /// priming: the last unit (system messages apart) and, with `keep_latest_user`,
-    /// what is carried with the latest user message.
-    pub(super) fn kept_tokens(&self, keep_latest_user: bool, start_on_user: bool) -> u128 {
+    /// priming: the last unit (system messages apart), with `keep_latest_user`
+    /// what is carried with the latest user message, and with `pin_task` the task.
+    pub(super) fn kept_tokens(
+        &self,
+        keep_latest_user: bool,
+        start_on_user: bool,
+        pin_task: bool,
+    ) -> u128 {
+        let task = match self.task {
+            Some((at, tokens)) if pin_task && at < self.last_unit => {
+                let latest = keep_latest_user && self.latest.is_some();
+                let carried = latest
+                    && ((self.carry_start..self.carry_end).contains(&at)
+                        || (start_on_user && self.anchor.is_some_and(|(a, _)| a == at)));
+                if carried { 0 } else { tokens }
+            }
+            _ => 0,
+        };
+        task + self.kept_without_task(keep_latest_user, start_on_user)
+    }
+
+    fn kept_without_task(&self, keep_latest_user: bool, start_on_user: bool) -> u128 {
         let tail = self.unit_tokens - self.unit_system;
         if !keep_latest_user || self.latest.is_none() {
             return tail;
@@ -140,12 +182,14 @@ pub(super) struct Carried {
     pub(super) unit: Range<usize>,
     /// The user message carried before it.
     pub(super) anchor: Option<usize>,
+    /// The pinned task.
+    pub(super) task: Option<usize>,
 }
 
 impl Carried {
     /// Whether position `p` is carried.
     pub(super) fn contains(&self, p: usize) -> bool {
-        self.unit.contains(&p) || self.anchor == Some(p)
+        self.unit.contains(&p) || self.anchor == Some(p) || self.task == Some(p)
     }
 }
 
@@ -202,20 +246,23 @@ mod tests {
             results(160, false),
         ];
         let marks = observe_all(&entries);
-        let carried = marks.carried(false).unwrap();
+        let carried = marks.carried(true, false, false).unwrap();
         assert_eq!((carried.unit, carried.anchor), (2..4, None));
-        assert_eq!(marks.carried(true).unwrap().anchor, Some(1));
+        assert_eq!(marks.carried(true, true, false).unwrap().anchor, Some(1));
         assert_eq!(marks.thinking_turn(), Some(4));
         // The last unit, the carried unit, and the user message that leads it.
-        assert_eq!(marks.kept_tokens(true, false), 240 + 60);
-        assert_eq!(marks.kept_tokens(true, true), 240 + 60 + 10);
-        assert_eq!(marks.kept_tokens(false, true), 240);
+        assert_eq!(marks.kept_tokens(true, false, false), 240 + 60);
+        assert_eq!(marks.kept_tokens(true, true, false), 240 + 60 + 10);
+        assert_eq!(marks.kept_tokens(false, true, false), 240);
         // Observing one entry at a time gives what observing them all does.
         let mut step = Marks::default();
         for (p, e) in entries.iter().enumerate() {
             step.observe(p, e);
             let all = observe_all(&entries[..=p]);
-            assert_eq!(step.kept_tokens(true, true), all.kept_tokens(true, true));
+            assert_eq!(
+                step.kept_tokens(true, true, false),
+                all.kept_tokens(true, true, false)
+            );
             assert_eq!(step.thinking_turn(), all.thinking_turn());
         }
     }
@@ -226,7 +273,7 @@ mod tests {
         // message.
         let marks = observe_all(&[system(1), assistant(2, true), assistant(3, false)]);
         assert_eq!(marks.thinking_turn(), Some(1));
-        assert!(marks.carried(true).is_none());
+        assert!(marks.carried(true, true, false).is_none());
         // A system message after the question is skipped; a new question ends the
         // turn.
         let mut entries = vec![question(1), system(1), assistant(2, true)];

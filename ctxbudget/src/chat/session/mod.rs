@@ -1,6 +1,7 @@
 //! [`ChatSession`]: a chat history that grows by appends, counts each message once,
 //! and keeps its prompts' prefix stable for the providers' prompt caches.
 
+mod edits;
 mod entry;
 mod error;
 mod ledger;
@@ -12,9 +13,11 @@ pub use error::SessionError;
 pub use policy::CutPolicy;
 pub use prepare::{Prepared, SummaryInput};
 
+use super::edit::{EditReport, EditTotals, MessageCount};
 use super::format::{ChatFormat, HistoryBudget};
 use super::message::{ChatMessage, Role};
 use crate::count::TokenCounter;
+use edits::SessionEdits;
 use entry::{Entry, Slot};
 use ledger::Ledger;
 use marks::Marks;
@@ -71,6 +74,76 @@ use marks::Marks;
 /// ([`SessionError::ToolLoopDoesNotFit`]). Earlier turns may be cut anywhere between
 /// units: Anthropic needs the thinking of the final assistant turn only. Messages the
 /// cut passes leave the session (see [`Prepared::dropped`]).
+///
+/// # Context edits
+///
+/// In an agent's session most tokens are tool output, and dropping whole turns to
+/// save them throws away the task, the agent's decisions and its calls. With
+/// [`with_edits`](ChatSession::with_edits) (off by default: a session drops whole
+/// units, as above), a [`prepare`](ChatSession::prepare) that finds the prompt over
+/// the limit first runs the [editing engine](super::edit) on it, in place: old
+/// thinking dropped, oversized tool results cut to their head and tail, old
+/// results cleared to a placeholder (calls and results stay, with their ids),
+/// down to the [`CutPolicy`]'s low-water mark in one batch (unless the
+/// [`Edits`](super::edit::Edits) set a mark of their own). The cut moves only when
+/// that was not enough.
+///
+/// - **Counted once.** Each message is counted when it arrives, as the engine
+///   needs it; the engine takes those counts and counts only what it writes, and
+///   the session takes the edited messages' costs from it.
+/// - **Sticky.** The session owns its messages, so an edit stays made: a result
+///   cleared (or cut, or stripped of its thinking) once is so in every later
+///   prompt, which therefore shares the prefix up to the first message edited
+///   anew. [`Prepared::edits`] reports what a prepare edited (nothing again),
+///   [`edit_totals`](ChatSession::edit_totals) the session's totals, and
+///   [`Prepared::stable_prefix`] ends before the first message edited.
+/// - **The task stays.** The first user message (the task) is carried into the
+///   head past any cut, as the latest user message is, so every prompt holds it;
+///   [`Edits::pin_task(false)`](super::edit::Edits::pin_task) lets it go like any
+///   message.
+/// - **Hooks.** A hook ([`prepare_with`](ChatSession::prepare_with)) runs first; the
+///   edits then see the prompt with what the hook removed still in it, so they may
+///   edit more than the rest needed.
+/// - **Summaries.** [`prepare_summarizing`](ChatSession::prepare_summarizing) hands
+///   the summarizer what the cut drops once the edits were not enough: the span
+///   the engine's compaction would plan, as edited. The session keeps its summary
+///   in the head, so the engine plans no compaction of its own.
+///
+/// The defaults are the engine's ([`Edits`](super::edit::Edits): the 3 most recent
+/// results kept whole, as Anthropic's `keep`) and the policy's. For the prompt
+/// cache, fewer pay: every batch of clearing rewrites what follows its first
+/// cleared result, the results kept whole included, and with edits on the cut
+/// moves rarely and drops mostly cleared results, so it can go further. In the
+/// simulated 2,000-turn agent session of `examples/cache_simulation.rs` at 32k,
+/// [`Edits::clear_tool_results(2)`](super::edit::Edits::clear_tool_results) with
+/// `CutPolicy::cache_stable().with_low_water(0.4)` keeps 238 messages in a prompt
+/// (29 without edits), reads 90.6% of the input from Anthropic's cache (87.7%)
+/// and bills 6% less; the defaults keep 266, read 89.5% and bill 7% more, at 83%
+/// mean window use (71%). A message is edited in place, so a session with edits
+/// owns its messages (`Message`, or the provider request types), not `Rc`s of
+/// them.
+///
+/// ```
+/// use ctxbudget::{Message, chat::{ChatSession, ToolCall, edit::Edits}};
+///
+/// let words = |t: &str| t.split_whitespace().count();
+/// let mut session = ChatSession::new(words, 2_000).with_edits(Edits::default());
+/// session.push(Message::user("Find why the build fails."))?;
+/// for i in 0..30 {
+///     let id = format!("call_{i}");
+///     let call = ToolCall::new(&id, "run", r#"{"cmd": "cargo build"}"#);
+///     session.push(Message::assistant("").with_tool_call(call))?;
+///     session.push(Message::tool(id, "error: mismatched types ".repeat(20)))?;
+///     let prompt = session.prepare()?;
+///     assert!(prompt.tokens() <= 2_000);
+///     assert_eq!(prompt.messages()[0].content, "Find why the build fails.");
+/// }
+/// // Every call is still there; the old results are placeholders.
+/// assert_eq!(session.len(), 61);
+/// assert_eq!(session.messages()[2].content, Edits::DEFAULT_PLACEHOLDER);
+/// assert!(session.edit_totals().cleared_tool_uses > 0);
+/// # Ok::<(), ctxbudget::chat::SessionError>(())
+/// ```
 ///
 /// # What a push checks
 ///
@@ -149,6 +222,14 @@ pub struct ChatSession<M, C> {
     /// The messages the last `prepare` dropped, and whether it moved the cut.
     dropped: Vec<M>,
     cut_moved: bool,
+
+    /// The context edits, when on, and the engine's counts of each message of
+    /// the prompt (empty when edits are off).
+    edit: Option<SessionEdits<M, C>>,
+    counts: Vec<MessageCount>,
+    /// What the edits of the last `prepare` did, and of all of them.
+    edit_report: Option<EditReport>,
+    edit_totals: EditTotals,
 }
 
 impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
@@ -182,6 +263,10 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             dirty_from: usize::MAX,
             dropped: Vec::new(),
             cut_moved: false,
+            edit: None,
+            counts: Vec::new(),
+            edit_report: None,
+            edit_totals: EditTotals::default(),
         }
     }
 
@@ -352,7 +437,7 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             });
         }
         let class = self.ledger.classify(&message)?;
-        let tokens = self.format.message_tokens(&self.counter, &message);
+        let (tokens, count) = self.count_one(&message);
         let wide = tokens as u128;
         let position = self.messages.len();
         let system = message.role() == Role::System;
@@ -376,7 +461,7 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
         let needed = self.system_tokens
             + system_wide
             + self.summary_tokens
-            + marks.kept_tokens(self.keep_latest_user, self.start_on_user)
+            + marks.kept_tokens(self.keep_latest_user, self.start_on_user, self.pins_task())
             + priming as u128;
         if needed > self.limit as u128 {
             return Err(SessionError::MessageTooLarge {
@@ -392,6 +477,9 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             self.head_len += 1;
         }
         self.messages.push(message);
+        if let Some(count) = count {
+            self.counts.push(count);
+        }
         self.next_seq += 1;
         self.pushed_tokens += wide;
         self.total += wide;
@@ -438,6 +526,9 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
         }
         let message = self.messages.pop()?;
         self.entries.pop();
+        if self.counts.len() > self.messages.len() {
+            self.counts.pop();
+        }
         self.dirty_from = self.dirty_from.min(self.messages.len());
         self.reindex();
         Some(message)
@@ -451,13 +542,20 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             + summary_tokens
             + self
                 .marks
-                .kept_tokens(self.keep_latest_user, self.start_on_user)
+                .kept_tokens(self.keep_latest_user, self.start_on_user, self.pins_task())
             + self.format.reply_priming() as u128
     }
 
     /// Recomputes what is derived from `messages` and `entries` after they were
     /// rebuilt.
     fn reindex(&mut self) {
+        self.retally();
+        self.ledger = Ledger::rebuild(&self.messages);
+    }
+
+    /// Recomputes what is derived from the entries alone (costs and marks), after
+    /// their costs changed.
+    fn retally(&mut self) {
         let entries = &self.entries;
         self.head_len = entries
             .iter()
@@ -478,7 +576,6 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
         for (p, entry) in entries.iter().enumerate() {
             self.marks.observe(p, entry);
         }
-        self.ledger = Ledger::rebuild(&self.messages);
     }
 }
 

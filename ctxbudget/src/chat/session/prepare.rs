@@ -5,6 +5,7 @@ use super::entry::{Entry, Slot};
 use super::marks::Carried;
 use super::{ChatSession, SessionError, saturate};
 use crate::chat::context::{ChatElement, TrimContext};
+use crate::chat::edit::{EditReport, MessageCount};
 use crate::chat::message::{ChatMessage, Role};
 use crate::chat::units::{answers_calls, tool_units};
 use crate::count::TokenCounter;
@@ -76,6 +77,7 @@ pub struct Prepared<'s, M> {
     head_len: usize,
     cut_moved: bool,
     dropped: &'s [M],
+    edits: Option<&'s EditReport>,
 }
 
 impl<'s, M> Prepared<'s, M> {
@@ -128,6 +130,16 @@ impl<'s, M> Prepared<'s, M> {
         self.dropped
     }
 
+    /// What the [context edits](ChatSession#context-edits) of this prepare did,
+    /// when the prompt was over the limit and edits are on (`None` otherwise).
+    /// Message indices are positions in the prompt as it was before the cut
+    /// moved: when [`cut_moved`](Prepared::cut_moved) is false, positions in
+    /// [`messages`](Prepared::messages). A result cleared by an earlier prepare
+    /// stays cleared, and is not reported again.
+    pub fn edits(&self) -> Option<&'s EditReport> {
+        self.edits
+    }
+
     /// Where to put Anthropic's `cache_control` breakpoints, ascending: the last
     /// message of the head (after a cut, what the next prompts share), the stable
     /// prefix (what the previous call wrote) and the last message (what the next
@@ -146,6 +158,9 @@ impl<'s, M> Prepared<'s, M> {
         points
     }
 }
+
+/// A new summary: the message, what it costs, and its counts with edits on.
+type Summary<M> = (M, usize, Option<MessageCount>);
 
 /// The prompt after a hook's removals and a cut: which old positions stay, where,
 /// and which the cut drops.
@@ -174,7 +189,8 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
     /// [`SessionError::ReplyPriming`] when the reply priming alone is over the limit,
     /// and [`SessionError::ToolLoopDoesNotFit`] when the latest turn began with
     /// thinking and, with what every prompt keeps, no longer fits (it may not be
-    /// cut); the session is then unchanged.
+    /// cut); the session is then unchanged (but for the context edits made, see
+    /// [`SessionError`]).
     pub fn prepare(&mut self) -> Result<Prepared<'_, M>, SessionError> {
         self.run(
             None::<fn(&mut TrimContext<'_, M>)>,
@@ -301,7 +317,7 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
     /// over the limit, and [`SessionError::CallsAndResults`] when it makes or answers
     /// tool calls; the session is then unchanged.
     pub fn set_summary(&mut self, summary: M) -> Result<Option<M>, SessionError> {
-        let tokens = self.summary_cost(&summary)?;
+        let (tokens, count) = self.summary_cost(&summary)?;
         let needed = self.needed(tokens as u128);
         if needed > self.limit as u128 {
             let room = (self.limit as u128).saturating_sub(self.needed(0));
@@ -311,17 +327,18 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             });
         }
         let layout = self.layout(&[], None);
-        let mut dropped = self.rebuild(&layout, Some((summary, tokens)));
+        let mut dropped = self.rebuild(&layout, Some((summary, tokens, count)));
         Ok(dropped.pop())
     }
 
-    /// What `summary` costs, if it may be one (it makes and answers no call).
-    fn summary_cost(&self, summary: &M) -> Result<usize, SessionError> {
+    /// What `summary` costs (and its counts, with edits on), if it may be one (it
+    /// makes and answers no call).
+    fn summary_cost(&self, summary: &M) -> Result<(usize, Option<MessageCount>), SessionError> {
         let calls = summary.role() == Role::Assistant && summary.tool_calls().next().is_some();
         if calls || answers_calls(summary) {
             return Err(SessionError::CallsAndResults);
         }
-        Ok(self.format.message_tokens(&self.counter, summary))
+        Ok(self.count_one(summary))
     }
 
     fn run<F, S>(
@@ -349,17 +366,12 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             Some(on_trim) => self.hook(on_trim),
             None => Vec::new(),
         };
-        let is_removed = |p: usize| removed.get(p).copied().unwrap_or(false);
-        let kept: u128 = if removed.is_empty() {
-            self.total
-        } else {
-            self.entries
-                .iter()
-                .enumerate()
-                .filter(|&(p, _)| !is_removed(p))
-                .map(|(_, e)| e.tokens as u128)
-                .sum()
-        };
+        self.edit_report = None;
+        // Context edits first: the cut moves only when they were not enough.
+        if self.kept(&removed) + priming as u128 > self.limit as u128 && self.edit.is_some() {
+            self.edit_prompt();
+        }
+        let kept = self.kept(&removed);
         let fits = kept + priming as u128 <= self.limit as u128;
         let cut = if fits {
             None
@@ -394,14 +406,14 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
                     };
                     match summarize(input) {
                         Some(summary) => {
-                            let tokens = self.summary_cost(&summary)?;
+                            let (tokens, count) = self.summary_cost(&summary)?;
                             if tokens as u128 > room {
                                 return Err(SessionError::SummaryTooLarge {
                                     tokens,
                                     room: saturate(room),
                                 });
                             }
-                            Some((summary, tokens))
+                            Some((summary, tokens, count))
                         }
                         None => None,
                     }
@@ -432,7 +444,22 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             head_len: self.head_len,
             cut_moved: self.cut_moved,
             dropped: &self.dropped,
+            edits: self.edit_report.as_ref(),
         })
+    }
+
+    /// What the messages the hook left cost.
+    fn kept(&self, removed: &[bool]) -> u128 {
+        if removed.is_empty() {
+            return self.total;
+        }
+        let is_removed = |p: usize| removed.get(p).copied().unwrap_or(false);
+        self.entries
+            .iter()
+            .enumerate()
+            .filter(|&(p, _)| !is_removed(p))
+            .map(|(_, e)| e.tokens as u128)
+            .sum()
     }
 
     /// Runs the hook on the current prompt; returns which positions leave (empty
@@ -533,7 +560,9 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
             // unit.
             let turn_start = !self.start_on_user
                 || entry.is_user_start()
-                || carried.as_ref().is_some_and(|c| p >= c.unit.end);
+                || carried
+                    .as_ref()
+                    .is_some_and(|c| !c.unit.is_empty() && p >= c.unit.end);
             if !is_removed(p) && !entry.result && turn_start {
                 if line.is_none() && prompt <= target {
                     // The low-water mark is reached here; go on to the grid line.
@@ -566,21 +595,22 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
         Ok(last_start)
     }
 
-    /// What is carried past any cut with the latest user message (see
-    /// [`Marks::carried`](super::marks::Marks::carried)), unless the hook removed
-    /// it: an older one is not carried in its place, since appending checked the fit
-    /// with the latest one only.
+    /// What is carried past any cut with the latest user message and the pinned
+    /// task (see [`Marks::carried`](super::marks::Marks::carried)), unless the hook
+    /// removed it: an older one is not carried in its place, since appending
+    /// checked the fit with the latest one only.
     fn carried(&self, removed: &[bool]) -> Option<Carried> {
-        if !self.keep_latest_user {
-            return None;
-        }
         let is_removed = |p: usize| removed.get(p).copied().unwrap_or(false);
-        let mut carried = self.marks.carried(self.start_on_user)?;
+        let mut carried =
+            self.marks
+                .carried(self.keep_latest_user, self.start_on_user, self.pins_task())?;
         if carried.unit.clone().any(is_removed) {
-            return None;
+            carried.unit = 0..0;
+            carried.anchor = None;
         }
         carried.anchor = carried.anchor.filter(|&p| !is_removed(p));
-        Some(carried)
+        carried.task = carried.task.filter(|&p| !is_removed(p));
+        Some(carried).filter(|c| !c.unit.is_empty() || c.task.is_some())
     }
 
     /// The prompt after the hook's removals and, with `cut`, a cut there.
@@ -637,29 +667,36 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
 
     /// Makes `layout` the prompt, with `summary` in place of the old one when given;
     /// returns the messages that left, in the order they had.
-    fn rebuild(&mut self, layout: &Layout, summary: Option<(M, usize)>) -> Vec<M> {
+    fn rebuild(&mut self, layout: &Layout, summary: Option<Summary<M>>) -> Vec<M> {
         let old_seqs: Vec<u64> = self.entries.iter().map(|e| e.seq).collect();
         let messages = std::mem::take(&mut self.messages);
         let entries = std::mem::take(&mut self.entries);
-        let mut slots: Vec<Option<(M, Entry)>> =
-            messages.into_iter().zip(entries).map(Some).collect();
+        // With edits on, each message's counts go with it.
+        let mut counts = std::mem::take(&mut self.counts).into_iter();
+        let mut slots: Vec<Option<(M, Entry, Option<MessageCount>)>> = messages
+            .into_iter()
+            .zip(entries)
+            .map(|(m, e)| Some((m, e, counts.next())))
+            .collect();
         let mut take = |p: usize, session: &mut Self| {
-            if let Some((message, mut entry)) = slots.get_mut(p).and_then(Option::take) {
+            if let Some((message, mut entry, count)) = slots.get_mut(p).and_then(Option::take) {
                 if p < layout.cut && entry.slot == Slot::Window {
                     entry.slot = Slot::Carried;
                 }
                 session.messages.push(message);
                 session.entries.push(entry);
+                session.counts.extend(count);
             }
         };
         for &p in &layout.head {
             take(p, self);
         }
         match summary {
-            Some((message, tokens)) => {
+            Some((message, tokens, count)) => {
                 let entry = Entry::of(&message, self.next_seq, tokens, 0, false, Slot::Summary);
                 self.entries.push(entry);
                 self.messages.push(message);
+                self.counts.extend(count);
                 self.next_seq += 1;
             }
             None => {
@@ -671,7 +708,7 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
         for &p in &layout.after {
             take(p, self);
         }
-        let dropped = slots.into_iter().flatten().map(|(m, _)| m).collect();
+        let dropped = slots.into_iter().flatten().map(|(m, _, _)| m).collect();
         let same = old_seqs
             .iter()
             .zip(&self.entries)
