@@ -1,6 +1,8 @@
 //! [`RequestFitter`]: count a provider request and trim it to its input limit by
 //! removing whole messages.
 
+mod counted;
+mod cut;
 mod edits;
 mod must_stay;
 mod trim;
@@ -359,15 +361,12 @@ impl<C: TokenCounter> RequestFitter<C> {
         let (trimmed, edit_report) = if self.edits.is_none() {
             (trim(request.messages(), setup)?, None)
         } else {
-            let budget = limit.saturating_sub(fixed);
-            let edited = edits::edit(&mut request, &self.edits, counter, format, budget);
-            let pin = self.edits.pins_task();
-            let trimmed = edits::trim_edited(request.messages(), &edited, pin, setup)?;
-            (trimmed, Some(edited.into_report()))
+            let (trimmed, report, before) = edits::fit_edited(&mut request, &self.edits, setup)?;
+            (trimmed, Some((report, before)))
         };
         let tokens_before = match &edit_report {
-            // The engine counted every message as it came in.
-            Some(edits) => Some(fixed.saturating_add(edits.tokens_before)),
+            // Every message was counted as it came in.
+            Some((_, before)) => Some(fixed.saturating_add(*before)),
             None => trimmed
                 .dropped
                 .iter()
@@ -384,7 +383,7 @@ impl<C: TokenCounter> RequestFitter<C> {
             kept: trimmed.kept,
             system_kept: trimmed.system_kept,
             dropped: trimmed.dropped,
-            edits: edit_report,
+            edits: edit_report.map(|(report, _)| report),
             ..self.report_base(&request, limit, output_reserved, fixed, assumptions)
         };
         Ok(FittedRequest { request, report })
