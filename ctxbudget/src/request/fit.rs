@@ -219,6 +219,20 @@ impl<C: TokenCounter> RequestFitter<C> {
     /// default) the task, the first user message, is kept too, when it fits with
     /// what must stay.
     ///
+    /// The fitter keeps no state, so its edits and its cut are a function of the
+    /// request, with hysteresis, so that the turns of a growing conversation get
+    /// the same edited prefix (the provider's prompt cache) for several turns in a
+    /// row: clearing saves the excess rounded up to the band between the limit
+    /// and the [low-water mark](Edits::low_water), and when even every edit would
+    /// not fit, the oldest whole units are dropped first, down to the low-water
+    /// mark rounded up to the band (counting them as every edit would leave them),
+    /// the cut on the [grid](Edits::grid) of the history as it came in; then what
+    /// is left is edited. So the cut stays where it is until the conversation has
+    /// grown by a band, and the clearing after it has room to move on its own
+    /// bands. [`Edits::default()`]'s mark, 90% of the limit, is tuned for this:
+    /// see [`Edits::DEFAULT_LOW_WATER`] for the figures. Without edits, dropping
+    /// is a minimal fit, as always.
+    ///
     /// ```
     /// use ctxbudget::chat::edit::Edits;
     /// use ctxbudget::request::{RequestFitter, openai::ChatRequest};
