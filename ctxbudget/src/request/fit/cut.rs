@@ -50,11 +50,25 @@ impl Hysteresis {
     }
 }
 
-/// What each message would cost after every edit `edits` may make: old thinking
-/// dropped, every old result (all but the `keep` most recent, not excluded, not
-/// in the pinned task) at its placeholder, every other result at most the
-/// largest size. An estimate, made from the counts alone: it places the cut, and
-/// the engine and the trim after it make the fit exact.
+/// What the messages would cost after every edit `edits` may make, message by
+/// message, as a sum that only grows as a conversation does.
+struct Floors {
+    /// What each message would cost with its old thinking dropped and every
+    /// result that may be cleared (not excluded, not in the pinned task) at its
+    /// placeholder (at most the largest size, when results are not cleared).
+    each: Vec<usize>,
+    /// What the results kept whole (the `keep` most recent) add to `each`, in
+    /// their messages.
+    kept: Vec<usize>,
+    /// What is reserved for the results kept whole: `keep` times the largest
+    /// size, so that the sum does not shrink when a result grows old (their
+    /// own sizes, when results are not truncated).
+    reserve: usize,
+}
+
+/// What each message would cost after every edit: an estimate, made from the
+/// counts alone. It places the cut; the engine and the trim after it make the
+/// fit exact.
 fn floors<M: EditableMessage>(
     messages: &[M],
     counts: &Counts,
@@ -62,17 +76,21 @@ fn floors<M: EditableMessage>(
     counter: &dyn TokenCounter,
     budget: usize,
     task: Option<usize>,
-) -> Vec<usize> {
+) -> Floors {
     let latest_turn = latest_user(messages);
     let results: usize = (0..messages.len()).map(|i| counts.shares(i).len()).sum();
-    let old = edits
-        .keep_tool_results()
-        .map_or(0, |keep| results.saturating_sub(keep));
+    let keep = edits.keep_tool_results();
+    let old = keep.map_or(0, |keep| results.saturating_sub(keep));
     let placeholder = counter.count(edits.placeholder_text());
     let max = edits.max_tool_result_tokens().map(|max| max.tokens(budget));
     let mut names: HashMap<&str, &str> = HashMap::new();
     let mut result = 0usize;
-    let mut floors = Vec::with_capacity(messages.len());
+    let mut floors = Floors {
+        each: Vec::with_capacity(messages.len()),
+        kept: Vec::with_capacity(messages.len()),
+        reserve: 0,
+    };
+    let mut kept_total = 0usize;
     for (i, message) in messages.iter().enumerate() {
         let mut floor = counts.tokens[i];
         if edits.drops_old_thinking()
@@ -84,24 +102,38 @@ fn floors<M: EditableMessage>(
         for call in message.tool_calls() {
             names.entry(call.id).or_insert(call.name);
         }
+        let mut kept = 0usize;
         for (index, &share) in counts.shares(i).iter().enumerate() {
             let frozen = task == Some(i)
                 || message
                     .tool_result(index)
                     .and_then(|r| names.get(r.call_id))
                     .is_some_and(|tool| edits.excluded_tools().iter().any(|t| t == tool));
+            let truncated = max.map_or(share, |max| share.min(max));
             let after = if frozen {
                 share
-            } else if result < old {
-                message.tool_result_tokens_with(index, placeholder, counter)
+            } else if keep.is_some() {
+                let cleared = message
+                    .tool_result_tokens_with(index, placeholder, counter)
+                    .min(truncated);
+                if result >= old {
+                    kept = kept.saturating_add(truncated - cleared);
+                }
+                cleared
             } else {
-                max.map_or(share, |max| share.min(max))
+                truncated
             };
             floor = floor.saturating_sub(share.saturating_sub(after));
             result += 1;
         }
-        floors.push(floor);
+        kept_total = kept_total.saturating_add(kept);
+        floors.each.push(floor);
+        floors.kept.push(kept);
     }
+    floors.reserve = match (keep, max) {
+        (Some(keep), Some(max)) => keep.saturating_mul(max),
+        _ => kept_total,
+    };
     floors
 }
 
@@ -111,8 +143,10 @@ fn floors<M: EditableMessage>(
 ///
 /// Droppable are whole units before the latest user message, but for the system
 /// messages and the pinned `task`. When what the messages would cost after every
-/// edit ([`floors`]) is over the trigger, its excess over the low-water mark is
-/// rounded up to the band; the cut is the first
+/// edit ([`floors`]) is over the trigger, the excess over the low-water mark of
+/// that cost with every result cleared and a reserve for the `keep` results kept
+/// whole (a sum that only grows as the conversation does) is rounded up to the
+/// band; the cut is the first
 /// unit boundary at or after a line of the grid (over the messages as they came
 /// in) where what is dropped before it reaches that; without a task kept in
 /// front, only a user message may follow the cut, as the trim wants.
@@ -132,18 +166,23 @@ pub(super) fn plan_cut<M: EditableMessage>(
     // The latest user message stays with the call its results answer, if any.
     let latest = latest_user(messages)?;
     let bound = (0..=latest).rev().find(|&i| starts_unit(&messages[i]))?;
-    let floors = floors(messages, counts, edits, counter, budget, task);
-    let floor = floors
-        .iter()
-        .fold(counts.priming as u128, |sum, &f| sum + f as u128);
+    let Floors {
+        each: floors,
+        kept,
+        reserve,
+    } = floors(messages, counts, edits, counter, budget, task);
+    let sum = |values: &[usize]| values.iter().fold(0u128, |sum, &v| sum + v as u128);
+    let floor = counts.priming as u128 + sum(&floors);
     // Only when every edit together would not be enough: dropping is the last
-    // step. Then down to the low-water mark, rounded up to the band, so that the
-    // clearing after it has room to move on its own bands (a history whose every
-    // old result must be cleared would clear one more result every turn).
-    if floor <= trigger {
+    // step. Then the excess over the low-water mark, with the reserve for the
+    // results kept whole, rounded up to the band: the clearing after the cut has
+    // room to move on its own bands (a history whose every old result must be
+    // cleared would clear one more result every turn), and the sum grows with
+    // the conversation, so the cut moves only forward.
+    if floor + sum(&kept) <= trigger {
         return None;
     }
-    let excess = floor - (trigger - band);
+    let excess = (floor + reserve as u128).saturating_sub(trigger - band);
     let need = if band == 0 {
         excess
     } else {
@@ -153,7 +192,9 @@ pub(super) fn plan_cut<M: EditableMessage>(
     // (see `trim_edited`): then the history after the cut starts on a user message.
     let must = (0..messages.len())
         .filter(|&i| i >= bound || messages[i].role() == Role::System)
-        .fold(counts.priming as u128, |sum, i| sum + floors[i] as u128);
+        .fold(counts.priming as u128, |sum, i| {
+            sum + floors[i] as u128 + kept[i] as u128
+        });
     let task = task.filter(|&t| must + floors[t] as u128 <= budget as u128);
     let droppable = |i: usize| messages[i].role() != Role::System && task != Some(i);
     let may_follow = |c: usize| {

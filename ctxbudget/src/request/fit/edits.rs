@@ -70,16 +70,18 @@ pub(super) fn fit_edited<R: WireRequest>(
     for dropped in &mut trimmed.dropped {
         dropped.index = kept.get(dropped.index).copied().unwrap_or(dropped.index);
     }
-    trimmed.dropped.extend(
-        (0..messages.len())
-            .filter(|&i| !cut[i])
-            .map(|i| DroppedRequestMessage {
-                index: i,
-                role: messages[i].role(),
-                tokens: Some(counts.tokens[i]),
-                reason: DropReason::OverBudget,
-            }),
-    );
+    trimmed
+        .dropped
+        .extend(
+            (0..messages.len())
+                .filter(|&i| !cut[i])
+                .map(|i| DroppedRequestMessage {
+                    index: i,
+                    role: messages[i].role(),
+                    tokens: Some(counts.tokens[i]),
+                    reason: DropReason::OverBudget,
+                }),
+        );
     trimmed.dropped.sort_by_key(|d| d.index);
     trimmed.keep = Some(keep);
     Ok((trimmed, report, before))
