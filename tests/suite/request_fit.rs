@@ -279,10 +279,8 @@ fn mask(message: &mut Value, edit: &AppliedEdit) {
         EditKind::ClearToolResult | EditKind::TruncateToolResult | EditKind::ReplaceToolMedia => {
             let answers = message.get("tool_call_id") == id
                 || (role == "function" && message.get("name") == id);
-            if role == "tool" || role == "function" {
-                if answers {
-                    message["content"] = sentinel();
-                }
+            if (role == "tool" || role == "function") && answers {
+                message["content"] = sentinel();
             }
             for block in &mut blocks {
                 if block["type"] == "tool_result" && block.get("tool_use_id") == id {

@@ -131,13 +131,13 @@ fn consecutive_turns_share_their_edited_prefix() {
 #[test]
 fn the_dropping_step_with_edits_moves_in_batches() {
     let requests = growing_session(300);
-    let fitter = RequestFitter::new(CharEstimate)
+    let fit_request = RequestFitter::new(CharEstimate)
         .with_max_input(LIMIT)
         .with_edits(Edits::default());
     let mut cuts: Vec<Vec<usize>> = Vec::new();
     let mut turns_with_drops = 0;
     for request in &requests[200..] {
-        let fitted = fitter.fit(request.clone()).expect("every turn fits");
+        let fitted = fit_request.fit(request.clone()).expect("every turn fits");
         let dropped: Vec<usize> = fitted.report.dropped.iter().map(|d| d.index).collect();
         turns_with_drops += usize::from(!dropped.is_empty());
         // Dropped messages are those as they came in, and the task stays.
@@ -183,10 +183,10 @@ fn words(text: &str) -> usize {
 #[test]
 fn keep_past_the_number_of_results_drops_instead_of_clearing() {
     let request = coding_request(4, 100, "read_file", None);
-    let fitter = RequestFitter::new(words)
+    let fit_request = RequestFitter::new(words)
         .with_max_input(300)
         .with_edits(Edits::default().clear_tool_results(10).no_truncation());
-    let fitted = fitter.fit(request.clone()).unwrap();
+    let fitted = fit_request.fit(request.clone()).unwrap();
     let edits = fitted.report.edits.as_ref().unwrap();
     assert!(edits.edits.is_empty(), "{edits}");
     assert!(!fitted.report.dropped.is_empty());
@@ -201,10 +201,10 @@ fn keep_past_the_number_of_results_drops_instead_of_clearing() {
 #[test]
 fn a_result_shorter_than_its_placeholder_is_left_as_it_is_in_a_request() {
     let request = coding_request(6, 100, "read_file", Some(1));
-    let fitter = RequestFitter::new(words)
+    let fit_request = RequestFitter::new(words)
         .with_max_input(450)
         .with_edits(Edits::default().no_truncation());
-    let fitted = fitter.fit(request.clone()).unwrap();
+    let fitted = fit_request.fit(request.clone()).unwrap();
     let edits = fitted.report.edits.as_ref().unwrap();
     assert!(edits.totals.cleared_tool_uses > 0, "{edits}");
     assert_eq!(fitted.report.dropped.len(), 0);
@@ -220,10 +220,10 @@ fn a_result_shorter_than_its_placeholder_is_left_as_it_is_in_a_request() {
 #[test]
 fn excluded_tools_only_are_dropped_never_edited() {
     let request = coding_request(6, 100, "tail_log", None);
-    let fitter = RequestFitter::new(words)
+    let fit_request = RequestFitter::new(words)
         .with_max_input(450)
         .with_edits(Edits::default().exclude_tools(["tail_log"]));
-    let fitted = fitter.fit(request.clone()).unwrap();
+    let fitted = fit_request.fit(request.clone()).unwrap();
     let edits = fitted.report.edits.as_ref().unwrap();
     assert!(edits.edits.is_empty(), "{edits}");
     assert!(!fitted.report.dropped.is_empty());
