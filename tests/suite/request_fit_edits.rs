@@ -271,3 +271,32 @@ fn images_in_old_block_results_become_placeholders_in_a_request() {
     assert!(text.contains(Edits::DEFAULT_MEDIA_PLACEHOLDER), "{text}");
     fitted.request.validate().unwrap();
 }
+
+/// With edits and a cut, each message is counted once: the engine reads the
+/// counts the cut was planned from, and the trim after it counts only the
+/// per-message overhead again (the bound of `benches/edits.rs`, shown without
+/// timing: what is counted, in characters).
+#[test]
+fn a_fit_with_a_cut_counts_each_message_once() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let request = growing_session(300).pop().expect("300 turns");
+    let text: usize = (request.messages.iter())
+        .map(|m| serde_json::to_string(m).unwrap().len())
+        .sum();
+    let counted = AtomicUsize::new(0);
+    let counter = |t: &str| {
+        counted.fetch_add(t.len(), Ordering::Relaxed);
+        t.len().div_ceil(4)
+    };
+    let fitted = RequestFitter::new(counter)
+        .with_max_input(LIMIT)
+        .with_edits(Edits::default())
+        .fit(request)
+        .unwrap();
+    assert!(!fitted.report.dropped.is_empty(), "the cut is made");
+    let counted = counted.load(Ordering::Relaxed);
+    // The JSON text is a little more than what is counted; a second count of the
+    // kept messages would be far more.
+    assert!(counted <= text + text / 10, "{counted} of {text}");
+}

@@ -225,11 +225,12 @@ impl<C: TokenCounter> RequestFitter<C> {
     /// row: clearing saves the excess rounded up to the band between the limit
     /// and the [low-water mark](Edits::low_water), and when even every edit would
     /// not fit, the oldest whole units are dropped first, down to the low-water
-    /// mark rounded up to the band (counting them as every edit would leave them),
-    /// the cut on the [grid](Edits::grid) of the history as it came in; then what
-    /// is left is edited. So the cut stays where it is until the conversation has
-    /// grown by a band, and the clearing after it has room to move on its own
-    /// bands. [`Edits::default()`]'s mark, 90% of the limit, is tuned for this:
+    /// mark rounded up to the band (counted as if every result were cleared, with
+    /// room kept for the most recent results, which are not), the cut on the
+    /// [grid](Edits::grid) of the history as it came in; then what is left is
+    /// edited, each message counted once in all. So the cut moves only forward,
+    /// once the conversation has grown by a band, and the clearing after it has
+    /// room to move on its own bands. [`Edits::default()`]'s mark, 90% of the limit, is tuned for this:
     /// see [`Edits::DEFAULT_LOW_WATER`] for the figures. Without edits, dropping
     /// is a minimal fit, as always.
     ///
