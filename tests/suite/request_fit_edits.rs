@@ -284,9 +284,9 @@ fn a_fit_with_a_cut_counts_each_message_once() {
     let text: usize = (request.messages.iter())
         .map(|m| serde_json::to_string(m).unwrap().len())
         .sum();
-    let counted = AtomicUsize::new(0);
+    let chars = AtomicUsize::new(0);
     let counter = |t: &str| {
-        counted.fetch_add(t.len(), Ordering::Relaxed);
+        chars.fetch_add(t.len(), Ordering::Relaxed);
         t.len().div_ceil(4)
     };
     let fitted = RequestFitter::new(counter)
@@ -295,7 +295,7 @@ fn a_fit_with_a_cut_counts_each_message_once() {
         .fit(request)
         .unwrap();
     assert!(!fitted.report.dropped.is_empty(), "the cut is made");
-    let counted = counted.load(Ordering::Relaxed);
+    let counted = chars.load(Ordering::Relaxed);
     // The JSON text is a little more than what is counted; a second count of the
     // kept messages would be far more.
     assert!(counted <= text + text / 10, "{counted} of {text}");
