@@ -295,8 +295,8 @@ fn a_fit_with_a_cut_counts_each_message_once() {
         .fit(request)
         .unwrap();
     assert!(!fitted.report.dropped.is_empty(), "the cut is made");
-    let counted = chars.load(Ordering::Relaxed);
+    let read = chars.load(Ordering::Relaxed);
     // The JSON text is a little more than what is counted; a second count of the
     // kept messages would be far more.
-    assert!(counted <= text + text / 10, "{counted} of {text}");
+    assert!(read <= text + text / 10, "{read} of {text}");
 }
