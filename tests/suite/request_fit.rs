@@ -1,13 +1,15 @@
 //! What `RequestFitter::fit` promises for any valid request of either format, checked
 //! by the property tests of `openai_request.rs` and `anthropic_request_props.rs`.
 
+use std::collections::HashSet;
 use std::fmt::Debug;
 
 use ctxbudget::TokenCounter;
-use ctxbudget::chat::edit::Edits;
+use ctxbudget::chat::edit::{AppliedEdit, EditKind, Edits};
 use ctxbudget::chat::{ChatMessage, Role};
 use ctxbudget::request::{RequestError, RequestFitter, WireRequest};
 use serde::Serialize;
+use serde_json::Value;
 
 /// Fits `request` to `limit` tokens and checks the result:
 ///
@@ -31,7 +33,29 @@ where
         .with_count_dropped(true);
     let whole = request_fitter.count(request).tokens;
     let dropping = request_fitter.fit(request.clone());
-    check_edited(request, &request_fitter, limit, whole, dropping.is_ok());
+    // The defaults, and a setting that edits more of these small requests: one
+    // kept result, a short placeholder and marker, results of more than 3
+    // tokens truncated, the cleared results' arguments cleared too, the task
+    // not pinned.
+    for edits in [
+        Edits::default(),
+        Edits::default()
+            .clear_tool_results(1)
+            .placeholder("-")
+            .truncation_marker("~")
+            .truncate_tool_results(3)
+            .clear_tool_inputs(true)
+            .pin_task(false),
+    ] {
+        check_edited(
+            request,
+            &request_fitter,
+            &edits,
+            limit,
+            whole,
+            dropping.is_ok(),
+        );
+    }
     match dropping {
         Ok(fitted) => {
             let report = &fitted.report;
@@ -106,13 +130,15 @@ where
     }
 }
 
-/// With the default edits: the fitted request recounts to the report, fits,
-/// validates and keeps its order; a kept message no edit names is unchanged, an
-/// edited one keeps its role and its call ids; what must stay stays; a request
-/// that fits by dropping fits with edits too; an error says by how much.
+/// With `edits`: the fitted request recounts to the report, fits, validates and
+/// keeps its order; a kept message no edit names is byte for byte the input's, an
+/// edited one differs from it only in the parts its edits name (see [`mask`]);
+/// no call or result is left without its partner; what must stay stays; a
+/// request that fits by dropping fits with edits too; an error says by how much.
 fn check_edited<R, C>(
     request: &R,
     fitter: &RequestFitter<C>,
+    edits: &Edits,
     limit: usize,
     whole: usize,
     drop_only_fits: bool,
@@ -121,7 +147,7 @@ fn check_edited<R, C>(
     R::Message: Serialize,
     C: TokenCounter + Clone,
 {
-    let fitter = fitter.clone().with_edits(Edits::default());
+    let fitter = fitter.clone().with_edits(edits.clone());
     let result = match fitter.fit(request.clone()) {
         Ok(result) => result,
         Err(
@@ -159,8 +185,8 @@ fn check_edited<R, C>(
         let next = kept_iter.next().expect("every message not dropped is kept");
         if edits.edits_of(index).next().is_none() {
             assert_eq!(
-                json(next),
-                json(message),
+                serde_json::to_string(next).expect("serializes"),
+                serde_json::to_string(message).expect("serializes"),
                 "message {index} changed unreported"
             );
         } else {
@@ -171,8 +197,35 @@ fn check_edited<R, C>(
                 (calls, results)
             };
             assert_eq!(ids(next), ids(message), "message {index} kept its ids");
+            let (mut after, mut before) = (json(next), json(message));
+            for edit in edits.edits_of(index) {
+                mask(&mut after, edit);
+                mask(&mut before, edit);
+            }
+            assert_eq!(after, before, "message {index} changed beyond {edits}");
         }
     }
+    // No orphan: every result kept answers a kept call, and every kept call that
+    // was answered still is.
+    let ids = |messages: &[R::Message]| {
+        let calls: HashSet<String> = (messages.iter())
+            .flat_map(|m| m.tool_calls().map(|c| c.id.to_owned()))
+            .collect();
+        let results: HashSet<String> = (messages.iter())
+            .flat_map(|m| m.tool_result_ids().map(str::to_owned))
+            .collect();
+        (calls, results)
+    };
+    let (calls_in, results_in) = ids(original);
+    let (calls_out, results_out) = ids(kept);
+    assert!(results_out.is_subset(&calls_out), "{report}");
+    for call in &calls_out {
+        assert!(
+            !results_in.contains(call) || results_out.contains(call),
+            "call {call} lost its result: {report}"
+        );
+    }
+    assert!(calls_out.is_subset(&calls_in));
     if let Some(latest) = latest_user(original) {
         assert!(!dropped(latest), "the latest user message {latest} is kept");
     }
@@ -202,6 +255,64 @@ pub fn thinking_loop<M: ChatMessage>(messages: &[M]) -> Option<usize> {
 
 fn json<T: Serialize>(value: &T) -> serde_json::Value {
     serde_json::to_value(value).expect("messages serialize")
+}
+
+/// Stands for an edited part in both the input and the output message.
+const SENTINEL: &str = "<edited>";
+
+/// Replaces what `edit` may change in `message` (either format, as JSON) with
+/// [`SENTINEL`]: a result's content (a `tool` or legacy `function` message's, a
+/// `tool_result` block's), a call's arguments (`function.arguments`,
+/// `function_call.arguments`, a `tool_use` block's `input`); thinking blocks are
+/// removed. What is left must be equal.
+fn mask(message: &mut Value, edit: &AppliedEdit) {
+    let id = edit.call_id.as_deref().map(Value::from);
+    let id = id.as_ref();
+    let sentinel = || Value::from(SENTINEL);
+    let role = message["role"].as_str().unwrap_or_default().to_owned();
+    let blocks = message
+        .get_mut("content")
+        .and_then(Value::as_array_mut)
+        .map(std::mem::take);
+    let mut blocks = blocks.unwrap_or_default();
+    match edit.kind {
+        EditKind::ClearToolResult | EditKind::TruncateToolResult | EditKind::ReplaceToolMedia => {
+            let answers = message.get("tool_call_id") == id
+                || (role == "function" && message.get("name") == id);
+            if (role == "tool" || role == "function") && answers {
+                message["content"] = sentinel();
+            }
+            for block in &mut blocks {
+                if block["type"] == "tool_result" && block.get("tool_use_id") == id {
+                    block["content"] = sentinel();
+                }
+            }
+        }
+        EditKind::ClearToolInput => {
+            if let Some(calls) = message.get_mut("tool_calls").and_then(Value::as_array_mut) {
+                for call in calls.iter_mut().filter(|c| c.get("id") == id) {
+                    call["function"]["arguments"] = sentinel();
+                }
+            }
+            if let Some(call) = message.get_mut("function_call") {
+                if call.get("name") == id {
+                    call["arguments"] = sentinel();
+                }
+            }
+            for block in &mut blocks {
+                if block["type"] == "tool_use" && block.get("id") == id {
+                    block["input"] = sentinel();
+                }
+            }
+        }
+        EditKind::DropThinking => {
+            blocks.retain(|b| b["type"] != "thinking" && b["type"] != "redacted_thinking");
+        }
+        _ => panic!("the fitter makes no {} edit", edit.kind),
+    }
+    if let Some(content) = message.get_mut("content").filter(|c| c.is_array()) {
+        *content = Value::Array(blocks);
+    }
 }
 
 #[test]

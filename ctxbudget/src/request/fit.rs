@@ -1,6 +1,8 @@
 //! [`RequestFitter`]: count a provider request and trim it to its input limit by
 //! removing whole messages.
 
+mod counted;
+mod cut;
 mod edits;
 mod must_stay;
 mod trim;
@@ -217,6 +219,21 @@ impl<C: TokenCounter> RequestFitter<C> {
     /// default) the task, the first user message, is kept too, when it fits with
     /// what must stay.
     ///
+    /// The fitter keeps no state, so its edits and its cut are a function of the
+    /// request, with hysteresis, so that the turns of a growing conversation get
+    /// the same edited prefix (the provider's prompt cache) for several turns in a
+    /// row: clearing saves the excess rounded up to the band between the limit
+    /// and the [low-water mark](Edits::low_water), and when even every edit would
+    /// not fit, the oldest whole units are dropped first, down to the low-water
+    /// mark rounded up to the band (counted as if every result were cleared, with
+    /// room kept for the most recent results, which are not), the cut on the
+    /// [grid](Edits::grid) of the history as it came in; then what is left is
+    /// edited, each message counted once in all. So the cut moves only forward,
+    /// once the conversation has grown by a band, and the clearing after it has
+    /// room to move on its own bands. [`Edits::default()`]'s mark, 90% of the limit, is tuned for this:
+    /// see [`Edits::DEFAULT_LOW_WATER`] for the figures. Without edits, dropping
+    /// is a minimal fit, as always.
+    ///
     /// ```
     /// use ctxbudget::chat::edit::Edits;
     /// use ctxbudget::request::{RequestFitter, openai::ChatRequest};
@@ -359,15 +376,12 @@ impl<C: TokenCounter> RequestFitter<C> {
         let (trimmed, edit_report) = if self.edits.is_none() {
             (trim(request.messages(), setup)?, None)
         } else {
-            let budget = limit.saturating_sub(fixed);
-            let edited = edits::edit(&mut request, &self.edits, counter, format, budget);
-            let pin = self.edits.pins_task();
-            let trimmed = edits::trim_edited(request.messages(), &edited, pin, setup)?;
-            (trimmed, Some(edited.into_report()))
+            let (trimmed, report, before) = edits::fit_edited(&mut request, &self.edits, setup)?;
+            (trimmed, Some((report, before)))
         };
         let tokens_before = match &edit_report {
-            // The engine counted every message as it came in.
-            Some(edits) => Some(fixed.saturating_add(edits.tokens_before)),
+            // Every message was counted as it came in.
+            Some((_, before)) => Some(fixed.saturating_add(*before)),
             None => trimmed
                 .dropped
                 .iter()
@@ -384,7 +398,7 @@ impl<C: TokenCounter> RequestFitter<C> {
             kept: trimmed.kept,
             system_kept: trimmed.system_kept,
             dropped: trimmed.dropped,
-            edits: edit_report,
+            edits: edit_report.map(|(report, _)| report),
             ..self.report_base(&request, limit, output_reserved, fixed, assumptions)
         };
         Ok(FittedRequest { request, report })

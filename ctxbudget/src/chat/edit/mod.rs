@@ -84,8 +84,9 @@
 //! messages with the hysteresis of a session:
 //!
 //! - clearing saves the excess over the trigger *rounded up to a multiple of the
-//!   band* between the trigger and the [low-water mark](Edits::low_water) (40% of
-//!   the limit by default): every request whose excess falls in one band gets the
+//!   band* between the trigger and the [low-water mark](Edits::low_water) (10% of
+//!   the limit by default, tuned for a stateless fit; a session passes its own
+//!   mark, 40% below the limit): every request whose excess falls in one band gets the
 //!   same cleared results, so the turns of a growing conversation (the same history
 //!   with messages appended) share their edited prefix until the conversation
 //!   outgrows the band, and then the boundary jumps far, once;
@@ -93,7 +94,11 @@
 //!   of the history, counted as the messages came in), so it sits on the same few
 //!   places whatever the request that moved it;
 //! - [`clear_at_least`](Edits::clear_at_least) keeps a batch from saving too
-//!   little to be worth the cache write.
+//!   little to be worth the cache write;
+//! - when even every edit would not fit, the
+//!   [`RequestFitter`](crate::request::RequestFitter) drops the oldest whole units
+//!   down to the low-water mark, rounded up to the band and on the grid, before
+//!   editing what is left: the cut stays where it is for many turns too.
 //!
 //! A [`ChatSession`](crate::chat::ChatSession) keeps its edits besides
 //! ([`ClearedResults`]), so they are never undone.

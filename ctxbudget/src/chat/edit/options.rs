@@ -99,7 +99,7 @@ pub(super) fn fraction_of(limit: usize, share: f64) -> usize {
 /// | option | default | why |
 /// | --- | --- | --- |
 /// | [`trigger`](Edits::trigger) | 100% of the limit | edit only a request that would not fit otherwise: every edit changes the prompt from that point on and costs a cache write |
-/// | [`low_water`](Edits::low_water) | 60% of the limit | the mark of [`CutPolicy::cache_stable`](crate::chat::CutPolicy::cache_stable): clearing comes in batches of 40% of the limit, so that a growing conversation keeps the same edited prefix for many turns (see [the module docs](super#cache)); `low_water(Threshold::share(1.0))` fills up to the trigger instead |
+/// | [`low_water`](Edits::low_water) | 90% of the limit | tuned for a stateless fit ([`RequestFitter`](crate::request::RequestFitter), `ctxbudget fit`, `assemble`), which edits each request anew: edits come in batches of 10% of the limit, so a request is left using about 90% to 100% of it (see [`DEFAULT_LOW_WATER`](Edits::DEFAULT_LOW_WATER) for the figures); a [`ChatSession`](crate::chat::ChatSession), whose edits stay made, passes its [`CutPolicy`](crate::chat::CutPolicy)'s mark (60%) instead; `low_water(Threshold::share(1.0))` fills up to the trigger |
 /// | [`drop_old_thinking`](Edits::drop_old_thinking) | on | the thinking of earlier turns is what providers strip first (Anthropic's `clear_thinking_20251015`) |
 /// | [`truncate_tool_results`](Edits::truncate_tool_results) | an eighth of the limit | one tool output should not crowd out the rest of the conversation (Codex's `tool_output_token_limit`); head and tail are what a log, a diff or a test run keeps its news in |
 /// | [`clear_tool_results`](Edits::clear_tool_results) | keep the 3 most recent | Anthropic's default `keep` for `clear_tool_uses_20250919` |
@@ -165,9 +165,31 @@ impl Edits {
     /// Anthropic's default `keep`.
     pub const DEFAULT_KEEP: usize = 3;
 
-    /// The default low-water mark, as a share of the limit: 60%, as
-    /// [`CutPolicy::DEFAULT_LOW_WATER`](crate::chat::CutPolicy::DEFAULT_LOW_WATER).
-    pub const DEFAULT_LOW_WATER: f64 = 0.6;
+    /// The default low-water mark, as a share of the limit: 90%, tuned for a
+    /// stateless fit, where it is the lowest mark that leaves the README's main
+    /// job (both shipped agent sessions fitted into 32,000 tokens) using at least
+    /// 90% of the window (98.8% and 97.9%; at 60%, 76.8%).
+    ///
+    /// Over a simulated 300-turn agent session fitted anew every turn into
+    /// 32,000 tokens (`tests/suite/request_fit_edits.rs`), a lower mark edits and
+    /// drops in bigger batches, so more turns keep the whole previous prompt as
+    /// their prefix, and less of the window is used:
+    ///
+    /// | low water | turns whose prompt starts with the previous one | prompt read from a prefix cache | window use |
+    /// | --- | --- | --- | --- |
+    /// | 60% | 76.9% | 88.9% | 69.4% |
+    /// | 75% | 77.9% | 87.6% | 82.6% |
+    /// | **90%** | **65.9%** | **79.7%** | **88.3%** |
+    /// | 100% | 38.1% | 59.7% | 92.9% |
+    ///
+    /// (Before the fitter's dropping step moved in batches too, 46.8% of the
+    /// turns kept their prefix at 90%.)
+    ///
+    /// A [`ChatSession`](crate::chat::ChatSession) keeps its edits from turn to
+    /// turn, so it shares its prefix however high the mark; it uses
+    /// [`CutPolicy::DEFAULT_LOW_WATER`](crate::chat::CutPolicy::DEFAULT_LOW_WATER)
+    /// (60%).
+    pub const DEFAULT_LOW_WATER: f64 = 0.9;
 
     /// The default largest tool result, as a share of the limit: an eighth.
     pub const DEFAULT_MAX_TOOL_RESULT: f64 = 0.125;
@@ -220,13 +242,16 @@ impl Edits {
         self
     }
 
-    /// The low-water mark (default: 60% of the limit; never above the trigger).
+    /// The low-water mark (default: 90% of the limit, see
+    /// [`DEFAULT_LOW_WATER`](Edits::DEFAULT_LOW_WATER); never above the trigger).
     /// Clearing saves what brings the messages under the trigger rounded up to a
     /// multiple of the band between the trigger and this mark: right after a batch
     /// the messages cost between the mark and the trigger, and as a conversation
     /// grows it gets the same edits, turn after turn, until it outgrows the band.
-    /// A compaction leaves the messages at this mark. At the trigger (`share(1.0)`
-    /// with the default trigger), clearing saves just enough.
+    /// A compaction leaves the messages at this mark, and so does the
+    /// [`RequestFitter`](crate::request::RequestFitter)'s dropping step, rounded
+    /// to the band too, when even every edit would not fit. At the trigger
+    /// (`share(1.0)` with the default trigger), clearing saves just enough.
     #[must_use]
     pub fn low_water(mut self, low_water: impl Into<Threshold>) -> Self {
         self.low_water = Some(low_water.into());

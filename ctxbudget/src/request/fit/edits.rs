@@ -1,26 +1,90 @@
-//! The editing step of a fit: [`edit`] runs the [editing engine](crate::chat::edit)
-//! on a request's messages with the message budget, and [`trim_edited`] drops
-//! whole messages after it, from the counts the engine made, with the task pinned.
+//! The editing step of a fit: [`fit_edited`] drops the oldest units when edits
+//! cannot be enough ([`plan_cut`]), runs the [editing engine](crate::chat::edit)
+//! on the rest with the message budget, and [`trim_edited`] drops whole messages
+//! after it, from the counts the engine made, with the task pinned.
 
+use super::counted::{Counted, Counts};
+use super::cut::plan_cut;
 use super::trim::{Trim, TrimSetup, trim};
-use crate::chat::edit::{ContextEditor, Edited, Edits, Precounted};
-use crate::chat::{ChatFormat, ChatMessage, Role, latest_user};
-use crate::count::TokenCounter;
-use crate::request::{RequestError, WireRequest};
+use crate::chat::edit::{ContextEditor, EditReport, Edited, Edits, Precounted};
+use crate::chat::{ChatMessage, DropReason, Role, latest_user};
+use crate::request::{DroppedRequestMessage, RequestError, WireRequest};
 
-/// Edits `request`'s messages in place to fit `budget` tokens (the limit less the
-/// fixed cost). The fitter has no summarizer, so no compaction is planned.
-pub(super) fn edit<R: WireRequest>(
+/// Edits and trims `request`'s messages for `setup`, with the task pinned when
+/// `edits` pins it: counts every message once ([`Counts`]), drops the oldest
+/// units when even every edit would not bring the messages under the trigger
+/// ([`plan_cut`], with the hysteresis of the engine's band and grid), edits what
+/// is left with the message budget (the limit less the fixed cost; no
+/// compaction, the fitter has no summarizer) and drops whole messages after it as
+/// [`trim_edited`] does.
+///
+/// Returns the trim (in the indices of the messages as they came in; the
+/// request is not trimmed yet), the edit report (its message indices those of
+/// the messages as they came in) and what the messages cost as they came in.
+///
+/// # Errors
+///
+/// As [`trim`].
+pub(super) fn fit_edited<R: WireRequest>(
     request: &mut R,
     edits: &Edits,
-    counter: &dyn TokenCounter,
-    format: ChatFormat,
-    budget: usize,
-) -> Edited {
+    setup: TrimSetup<'_>,
+) -> Result<(Trim, EditReport, usize), RequestError> {
+    let TrimSetup {
+        counter,
+        format,
+        limit,
+        fixed,
+        ..
+    } = setup;
+    let budget = limit.saturating_sub(fixed);
+    let counts = Counts::of(request.messages(), counter, format);
+    let pin = edits.pins_task();
+    let task = pin.then(|| pinned_task(request.messages())).flatten();
+    let cut = plan_cut(request.messages(), &counts, edits, counter, budget, task);
     let editor = ContextEditor::new(counter, budget)
         .with_format(format)
         .with_edits(edits.clone().compact(false));
-    request.edit_messages(|messages| editor.edit(messages))
+    let edited = request.edit_messages(|messages| {
+        let mut lent = Counted::lend(messages, &counts, cut.as_deref());
+        editor.edit(&mut lent)
+    });
+    let messages = request.messages();
+    let before = usize::try_from(counts.total).unwrap_or(usize::MAX);
+    let Some(cut) = cut else {
+        let trimmed = trim_edited(messages, &edited, pin, setup)?;
+        return Ok((trimmed, edited.into_report(), before));
+    };
+    // The messages the engine edited, and where each came in.
+    let kept: Vec<usize> = (0..messages.len()).filter(|&i| cut[i]).collect();
+    let lent: Vec<&R::Message> = kept.iter().map(|&i| &messages[i]).collect();
+    let mut trimmed = trim_edited(&lent, &edited, pin, setup)?;
+    let mut report = edited.into_report();
+    for edit in &mut report.edits {
+        edit.message = kept.get(edit.message).copied().unwrap_or(edit.message);
+    }
+    let mut keep = vec![false; messages.len()];
+    for (k, &i) in kept.iter().enumerate() {
+        keep[i] = trimmed.keep.as_ref().is_none_or(|keep| keep[k]);
+    }
+    for dropped in &mut trimmed.dropped {
+        dropped.index = kept.get(dropped.index).copied().unwrap_or(dropped.index);
+    }
+    trimmed
+        .dropped
+        .extend(
+            (0..messages.len())
+                .filter(|&i| !cut[i])
+                .map(|i| DroppedRequestMessage {
+                    index: i,
+                    role: messages[i].role(),
+                    tokens: Some(counts.tokens[i]),
+                    reason: DropReason::OverBudget,
+                }),
+        );
+    trimmed.dropped.sort_by_key(|d| d.index);
+    trimmed.keep = Some(keep);
+    Ok((trimmed, report, before))
 }
 
 /// Drops whole messages of the edited `messages` as [`trim`] does, counting
@@ -64,7 +128,7 @@ pub(super) fn trim_edited<M: ChatMessage>(
 /// The task to pin: the first user message that carries more than tool results,
 /// when it carries no result itself (it would leave its call behind) and is not
 /// the latest user message (which the trim keeps anyway).
-fn pinned_task<M: ChatMessage>(messages: &[M]) -> Option<usize> {
+pub(super) fn pinned_task<M: ChatMessage>(messages: &[M]) -> Option<usize> {
     let task = messages
         .iter()
         .position(|m| m.role() == Role::User && m.carries_user_content())?;
