@@ -1,5 +1,6 @@
 //! [`Catalogue`]: the built-in models plus entries of your own.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
@@ -159,45 +160,65 @@ impl Catalogue {
             return Err(InsertError::EmptyName);
         }
         let alias_keys = self.alias_keys(&mut model, &name_key)?;
-        let replaced_at = match self.index.get(&name_key).copied() {
-            Some(Slot { at, alias: None }) => {
-                self.unindex(at);
-                Some(at)
-            }
-            Some(Slot {
-                at,
-                alias: Some(position),
-            }) => {
-                // A name beats an alias.
-                self.remove_alias(at, position);
+        let at = self.models.len();
+        // The common case, a new name: one hash of each key, through the entry.
+        let replaced_at = match self.index.entry(name_key) {
+            Entry::Vacant(vacant) => {
+                vacant.insert(Slot { at, alias: None });
+                self.models.push(model);
                 None
             }
-            None => None,
+            Entry::Occupied(occupied) => {
+                let (name_key, slot) = (occupied.key().clone(), *occupied.get());
+                Some((name_key, slot, model))
+            }
         };
         let mut replaced = None;
-        let at = if let Some(at) = replaced_at {
-            replaced = Some(std::mem::replace(&mut self.models[at], model));
-            at
-        } else {
-            self.models.push(model);
-            self.models.len() - 1
-        };
-        self.index.insert(name_key, Slot { at, alias: None });
-        for (position, alias_key) in alias_keys.into_iter().enumerate() {
-            if let Some(Slot {
-                at: owner,
-                alias: Some(other),
-            }) = self.index.get(&alias_key).copied()
-            {
-                self.remove_alias(owner, other);
+        let at = match replaced_at {
+            None => at,
+            Some((name_key, Slot { at, alias: None }, model)) => {
+                self.unindex(at);
+                replaced = Some(std::mem::replace(&mut self.models[at], model));
+                self.index.insert(name_key, Slot { at, alias: None });
+                at
             }
-            self.index.insert(
-                alias_key,
+            Some((
+                name_key,
                 Slot {
-                    at,
+                    at: owner,
                     alias: Some(position),
                 },
-            );
+                model,
+            )) => {
+                // A name beats an alias.
+                self.remove_alias(owner, position);
+                let at = self.models.len();
+                self.models.push(model);
+                self.index.insert(name_key, Slot { at, alias: None });
+                at
+            }
+        };
+        for (position, alias_key) in alias_keys.into_iter().enumerate() {
+            let slot = Slot {
+                at,
+                alias: Some(position),
+            };
+            match self.index.entry(alias_key) {
+                Entry::Vacant(vacant) => {
+                    vacant.insert(slot);
+                }
+                Entry::Occupied(mut occupied) => {
+                    // Another model's alias (`alias_keys` refused a name): it moves.
+                    let previous = std::mem::replace(occupied.get_mut(), slot);
+                    if let Slot {
+                        at: owner,
+                        alias: Some(other),
+                    } = previous
+                    {
+                        self.remove_alias(owner, other);
+                    }
+                }
+            }
         }
         Ok(replaced)
     }
