@@ -26,6 +26,7 @@ mod huggingface;
 mod misbehaving_counters;
 mod models;
 mod openai_request;
+mod overflow;
 mod request_costs;
 mod request_fit;
 mod request_fit_edits;

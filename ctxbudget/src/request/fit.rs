@@ -354,9 +354,25 @@ impl<C: TokenCounter> RequestFitter<C> {
     ///   must stay whole too.
     /// - [`RequestError::NoLimit`] and [`RequestError::OutputOverWindow`] for a
     ///   limit that leaves no input.
-    pub fn fit<R: WireRequest>(&self, mut request: R) -> Result<FittedRequest<R>, RequestError> {
+    pub fn fit<R: WireRequest>(&self, request: R) -> Result<FittedRequest<R>, RequestError> {
+        self.fit_capped(request, None)
+    }
+
+    /// [`fit`](RequestFitter::fit) with the input limit lowered to `cap` when one
+    /// is given (without a limit of the fitter's own, `cap` alone).
+    pub(super) fn fit_capped<R: WireRequest>(
+        &self,
+        mut request: R,
+        cap: Option<usize>,
+    ) -> Result<FittedRequest<R>, RequestError> {
         request.validate()?;
-        let (limit, output_reserved) = self.input_limit(&request)?;
+        let (limit, output_reserved) = match (self.input_limit(&request), cap) {
+            (Err(RequestError::NoLimit), Some(cap)) => (cap, 0),
+            (limits, cap) => {
+                let (limit, output) = limits?;
+                (cap.map_or(limit, |cap| limit.min(cap)), output)
+            }
+        };
         let RequestCost {
             tokens: fixed,
             mut assumptions,

@@ -13,6 +13,10 @@
 //! common: what the request costs outside its messages, how it is checked and how
 //! messages are removed.
 //!
+//! When a provider rejects a fitted request anyway (an estimate under-counted),
+//! [`ContextOverflow`] reads its error body and [`RequestFitter::refit`] fits the
+//! request again into the limit it implies, in one call.
+//!
 //! # Requests of Rust clients
 //!
 //! A client's request type that serializes to a Chat Completions body, such as
@@ -49,6 +53,7 @@ mod fit;
 pub mod image;
 mod json;
 pub mod openai;
+mod overflow;
 mod prompt;
 mod report;
 mod wire;
@@ -56,5 +61,6 @@ mod wire;
 pub use detect::{detect_format, detect_value};
 pub use error::RequestError;
 pub use fit::{DEFAULT_OUTPUT, FittedRequest, InputLimit, RequestCount, RequestFitter};
+pub use overflow::{ContextOverflow, OverflowError, OverflowProvider};
 pub use report::{DroppedRequestMessage, OutputReservation, RequestReport};
 pub use wire::{Assumption, RequestCost, RequestFormat, WireRequest};
