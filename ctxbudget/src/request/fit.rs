@@ -9,6 +9,7 @@ mod trim;
 
 use trim::{TrimSetup, trim};
 
+use super::calibration::{Calibrated, Calibration};
 use super::report::{OutputReservation, RequestReport};
 use super::{RequestCost, RequestError, WireRequest};
 use crate::chat::edit::Edits;
@@ -265,6 +266,19 @@ impl<C: TokenCounter> RequestFitter<C> {
     pub fn with_edits(mut self, edits: Edits) -> Self {
         self.edits = edits;
         self
+    }
+
+    /// Counts with `calibration`'s factor ([`Calibration`]): the counter's counts
+    /// scaled by what the provider billed for earlier requests, when the counter is
+    /// not exact. Make a new fitter from the calibration after each observation.
+    #[must_use]
+    pub fn with_calibration(self, calibration: &Calibration) -> RequestFitter<Calibrated<C>> {
+        RequestFitter {
+            counter: calibration.wrap(self.counter),
+            limit: self.limit,
+            count_dropped: self.count_dropped,
+            edits: self.edits,
+        }
     }
 
     /// The edits made before dropping (default: [`Edits::none()`]).

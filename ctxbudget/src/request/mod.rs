@@ -47,6 +47,7 @@
 //! ```
 
 pub mod anthropic;
+mod calibration;
 mod detect;
 mod error;
 mod fit;
@@ -58,6 +59,10 @@ mod prompt;
 mod report;
 mod wire;
 
+pub use calibration::{
+    CALIBRATION_MIN, CALIBRATION_WINDOW, Calibrated, Calibration, InputUsage, Observation,
+    UsageError, UsageProvider,
+};
 pub use detect::{detect_format, detect_value};
 pub use error::RequestError;
 pub use fit::{DEFAULT_OUTPUT, FittedRequest, InputLimit, RequestCount, RequestFitter};
