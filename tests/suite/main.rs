@@ -14,6 +14,7 @@ mod assemble_window;
 mod budget;
 mod budget_macro;
 mod budget_shares;
+mod calibration;
 mod chat;
 mod chat_langchain;
 mod chat_session;

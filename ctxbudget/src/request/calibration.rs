@@ -6,8 +6,6 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::count::TokenCounter;
-
 /// How many of the latest observations a [`Calibration`] keeps.
 pub const CALIBRATION_WINDOW: usize = 32;
 
@@ -406,15 +404,6 @@ impl Calibration {
         self.calibrate(estimated).max(seen)
     }
 
-    /// `counter`, its counts scaled by this calibration's factor when it is not
-    /// exact (see [`Calibrated`]).
-    pub fn wrap<C: TokenCounter>(&self, counter: C) -> Calibrated<C> {
-        Calibrated {
-            counter,
-            factor: self.factor(),
-        }
-    }
-
     fn recent(&self) -> impl Iterator<Item = &Observation> + Clone {
         let skip = self.observations.len().saturating_sub(CALIBRATION_WINDOW);
         self.observations
@@ -422,6 +411,20 @@ impl Calibration {
             .skip(skip)
             .filter(|o| o.estimated > 0)
     }
+}
+
+/// A limit in the provider's tokens as a limit in the estimate's: `limit × by /
+/// observed`, rounded down, so that a request within it, scaled by the factor, is
+/// within `limit`.
+pub(super) fn limit_in_estimate(limit: usize, (observed, by): (u64, u64)) -> usize {
+    if observed == 0 {
+        return limit;
+    }
+    let limit = u128::try_from(limit).unwrap_or(u128::MAX);
+    let scaled = limit
+        .checked_mul(u128::from(by))
+        .map_or(u128::MAX, |p| p / u128::from(observed));
+    usize::try_from(scaled).unwrap_or(usize::MAX)
 }
 
 /// `n × observed / by`, rounded up, saturating.
@@ -444,48 +447,6 @@ fn fingerprint(text: &str) -> u64 {
     })
 }
 
-/// A counter whose counts a [`Calibration`] scales: each count times the
-/// calibration's factor, rounded up, when the counter is not exact (an exact
-/// counter's counts are the tokenizer's, and are kept). Made by
-/// [`Calibration::wrap`] and [`RequestFitter::with_calibration`](super::RequestFitter::with_calibration).
-///
-/// It knows no split points (scaled counts rounded up do not add up at them), so
-/// trimming counts prefixes; whole-message fitting is unchanged. The fixed
-/// per-message overheads of a chat format are not scaled.
-#[derive(Debug, Clone)]
-pub struct Calibrated<C> {
-    counter: C,
-    factor: Option<(u64, u64)>,
-}
-
-impl<C> Calibrated<C> {
-    /// The counter inside.
-    pub fn inner(&self) -> &C {
-        &self.counter
-    }
-
-    /// The factor, as [`Calibration::factor`] gave it.
-    pub fn factor(&self) -> Option<(u64, u64)> {
-        self.factor
-    }
-}
-
-impl<C: TokenCounter> TokenCounter for Calibrated<C> {
-    fn count(&self, text: &str) -> usize {
-        let raw = self.counter.count(text);
-        match self.factor {
-            Some((observed, by)) if !self.counter.exactness().is_exact() => {
-                scale(raw, observed, by)
-            }
-            _ => raw,
-        }
-    }
-
-    fn exactness(&self) -> crate::count::Exactness {
-        self.counter.exactness()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -503,5 +464,9 @@ mod tests {
         assert_eq!(scale(3, 1, 2), 2);
         assert_eq!(scale(usize::MAX, 2, 1), usize::MAX);
         assert_eq!(scale(5, 7, 0), 5);
+        assert_eq!(limit_in_estimate(100, (5, 4)), 80);
+        assert_eq!(limit_in_estimate(100, (3, 4)), 133);
+        assert_eq!(limit_in_estimate(usize::MAX, (1, 2)), usize::MAX);
+        assert_eq!(limit_in_estimate(7, (0, 2)), 7);
     }
 }

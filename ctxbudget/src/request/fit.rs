@@ -9,7 +9,7 @@ mod trim;
 
 use trim::{TrimSetup, trim};
 
-use super::calibration::{Calibrated, Calibration};
+use super::calibration::{Calibration, limit_in_estimate};
 use super::report::{OutputReservation, RequestReport};
 use super::{RequestCost, RequestError, WireRequest};
 use crate::chat::edit::Edits;
@@ -128,6 +128,7 @@ pub struct RequestFitter<C> {
     limit: Option<InputLimit>,
     count_dropped: bool,
     edits: Edits,
+    calibration: Option<(u64, u64)>,
 }
 
 #[cfg(feature = "tiktoken")]
@@ -170,6 +171,7 @@ impl<C: TokenCounter> RequestFitter<C> {
             limit: None,
             count_dropped: false,
             edits: Edits::none(),
+            calibration: None,
         }
     }
 
@@ -268,17 +270,16 @@ impl<C: TokenCounter> RequestFitter<C> {
         self
     }
 
-    /// Counts with `calibration`'s factor ([`Calibration`]): the counter's counts
-    /// scaled by what the provider billed for earlier requests, when the counter is
-    /// not exact. Make a new fitter from the calibration after each observation.
+    /// Fits with `calibration`'s factor ([`Calibration`]) when the counter is not
+    /// exact: the counter's counts scaled by what the provider billed for earlier
+    /// requests. The whole request's count is scaled, as the factor was measured,
+    /// so the fit keeps the request within the limit divided by the factor, in
+    /// the counter's own tokens: the report's `limit` and `tokens_after` are in
+    /// those. Set it again after each observation.
     #[must_use]
-    pub fn with_calibration(self, calibration: &Calibration) -> RequestFitter<Calibrated<C>> {
-        RequestFitter {
-            counter: calibration.wrap(self.counter),
-            limit: self.limit,
-            count_dropped: self.count_dropped,
-            edits: self.edits,
-        }
+    pub fn with_calibration(mut self, calibration: &Calibration) -> Self {
+        self.calibration = calibration.factor();
+        self
     }
 
     /// The edits made before dropping (default: [`Edits::none()`]).
@@ -380,10 +381,16 @@ impl<C: TokenCounter> RequestFitter<C> {
         cap: Option<usize>,
     ) -> Result<FittedRequest<R>, RequestError> {
         request.validate()?;
+        // The limit is in the provider's tokens, the cap in the counter's.
         let (limit, output_reserved) = match (self.input_limit(&request), cap) {
             (Err(RequestError::NoLimit), Some(cap)) => (cap, 0),
             (limits, cap) => {
-                let (limit, output) = limits?;
+                let (mut limit, output) = limits?;
+                if let Some(factor) = self.calibration {
+                    if !self.counter.exactness().is_exact() {
+                        limit = limit_in_estimate(limit, factor);
+                    }
+                }
                 (cap.map_or(limit, |cap| limit.min(cap)), output)
             }
         };

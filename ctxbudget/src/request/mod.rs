@@ -60,8 +60,8 @@ mod report;
 mod wire;
 
 pub use calibration::{
-    CALIBRATION_MIN, CALIBRATION_WINDOW, Calibrated, Calibration, InputUsage, Observation,
-    UsageError, UsageProvider,
+    CALIBRATION_MIN, CALIBRATION_WINDOW, Calibration, InputUsage, Observation, UsageError,
+    UsageProvider,
 };
 pub use detect::{detect_format, detect_value};
 pub use error::RequestError;
