@@ -15,7 +15,9 @@
 //!
 //! When a provider rejects a fitted request anyway (an estimate under-counted),
 //! [`ContextOverflow`] reads its error body and [`RequestFitter::refit`] fits the
-//! request again into the limit it implies, in one call.
+//! request again into the limit it implies, in one call. A [`Calibration`] learns
+//! from the provider's `usage` ([`InputUsage`]) how far an estimate is off, and
+//! [`RequestFitter::with_calibration`] fits with what it learned.
 //!
 //! # Requests of Rust clients
 //!
