@@ -132,6 +132,26 @@ fn malformed_usage_names_the_field_and_what_was_expected() {
     assert!(err.to_string().contains("fits 64 bits"), "{err}");
 }
 
+#[test]
+fn usage_error_messages_stay_short() {
+    let long = "9".repeat(300);
+    for json in [
+        format!(
+            r#"{{"usage": {{"prompt_tokens_details": {{"cached_tokens": "{long}"}}, "prompt_tokens": 1}}}}"#
+        ),
+        r#"{"prompt_tokens": 5, "prompt_tokens_details": {"cached_tokens": 9}}"#.to_owned(),
+        r#"{"output_tokens": 1}"#.to_owned(),
+        "{".to_owned(),
+    ] {
+        let message = InputUsage::from_json(&json).unwrap_err().to_string();
+        assert!(
+            message.len() <= 160,
+            "{} characters: {message}",
+            message.len()
+        );
+    }
+}
+
 fn billed(tokens: u64) -> InputUsage {
     usage(&format!(r#"{{"prompt_tokens": {tokens}}}"#))
 }

@@ -103,10 +103,9 @@ fn bodies_that_are_not_overflows_say_what_was_expected() {
         matches!(&err, OverflowError::NotOverflow { excerpt } if excerpt.starts_with("Rate limit reached")),
         "{err:?}"
     );
-    let text = err.to_string();
-    assert!(
-        text.contains("expected OpenAI's `context_length_exceeded`"),
-        "{text}"
+    assert_eq!(
+        err.to_string(),
+        "not a context-overflow error: `Rate limit reached for gpt-4o on toke...`; expected the overflow error of OpenAI, Anthropic, Gemini or Bedrock"
     );
     assert!(ContextOverflow::parse("  \n").unwrap_err() == OverflowError::Empty);
     assert!(matches!(
@@ -175,6 +174,31 @@ fn a_rejected_request_refits_in_one_call_and_is_accepted() {
     assert!(refitted.report.limit < window);
     assert!(refitted.request.messages.len() < sent.messages.len());
     assert_eq!(send(&refitted.request, provider, window), None);
+}
+
+#[test]
+fn error_messages_are_one_sentence_of_what_and_one_of_how() {
+    let long = "x".repeat(500);
+    let errors: Vec<Box<dyn std::error::Error>> = vec![
+        Box::new(ContextOverflow::parse(&long).unwrap_err()),
+        Box::new(ContextOverflow::parse(format!(r#"{{"message": "{long}"}}"#)).unwrap_err()),
+        Box::new(OverflowError::Empty),
+        Box::new(RequestError::OverflowWithoutCounts {
+            provider: "Bedrock",
+        }),
+    ];
+    for err in errors {
+        let message = err.to_string();
+        assert!(
+            message.len() <= 160,
+            "{} characters: {message}",
+            message.len()
+        );
+        assert!(
+            message.contains("; ") || message.contains(": "),
+            "no fix: {message}"
+        );
+    }
 }
 
 #[test]

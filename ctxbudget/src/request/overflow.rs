@@ -105,10 +105,11 @@ pub enum OverflowError {
     Empty,
     /// The body holds no context-overflow message of a provider ctxbudget reads.
     #[error(
-        "not a context-overflow error: `{excerpt}`; expected OpenAI's `context_length_exceeded`, Anthropic's `prompt is too long`, Gemini's or Bedrock's"
+        "not a context-overflow error: `{excerpt}`; expected the overflow error of OpenAI, Anthropic, Gemini or Bedrock"
     )]
     NotOverflow {
-        /// The start of the message (or body) that was read, at most 80 characters.
+        /// The start of the message (or body) that was read, at most 40 characters
+        /// (`...` ends a longer one).
         excerpt: String,
     },
 }
@@ -414,7 +415,12 @@ fn message_of(value: &serde_json::Value) -> Option<String> {
 }
 
 fn not_overflow(text: &str) -> OverflowError {
-    let excerpt: String = text.chars().take(80).collect();
+    let mut excerpt: String = text.chars().take(37).collect();
+    if text.chars().nth(40).is_some() {
+        excerpt.push_str("...");
+    } else {
+        excerpt = text.to_owned();
+    }
     OverflowError::NotOverflow { excerpt }
 }
 
