@@ -415,12 +415,13 @@ fn message_of(value: &serde_json::Value) -> Option<String> {
 }
 
 fn not_overflow(text: &str) -> OverflowError {
-    let mut excerpt: String = text.chars().take(37).collect();
-    if text.chars().nth(40).is_some() {
-        excerpt.push_str("...");
+    let excerpt = if text.chars().nth(40).is_some() {
+        let mut short: String = text.chars().take(37).collect();
+        short.push_str("...");
+        short
     } else {
-        excerpt = text.to_owned();
-    }
+        text.to_owned()
+    };
     OverflowError::NotOverflow { excerpt }
 }
 
