@@ -134,4 +134,13 @@ pub enum RequestError {
         /// The window.
         window: usize,
     },
+    /// A provider's context-overflow error states no token counts, so how far to
+    /// lower the limit is unknown.
+    #[error(
+        "the {provider} overflow error states no token counts, so the excess is unknown: fit again with a lower `with_max_input`"
+    )]
+    OverflowWithoutCounts {
+        /// Whose error it is.
+        provider: &'static str,
+    },
 }

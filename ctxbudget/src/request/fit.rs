@@ -9,6 +9,7 @@ mod trim;
 
 use trim::{TrimSetup, trim};
 
+use super::calibration::{Calibration, limit_in_estimate};
 use super::report::{OutputReservation, RequestReport};
 use super::{RequestCost, RequestError, WireRequest};
 use crate::chat::edit::Edits;
@@ -127,6 +128,7 @@ pub struct RequestFitter<C> {
     limit: Option<InputLimit>,
     count_dropped: bool,
     edits: Edits,
+    calibration: Option<(u64, u64)>,
 }
 
 #[cfg(feature = "tiktoken")]
@@ -169,6 +171,7 @@ impl<C: TokenCounter> RequestFitter<C> {
             limit: None,
             count_dropped: false,
             edits: Edits::none(),
+            calibration: None,
         }
     }
 
@@ -267,6 +270,18 @@ impl<C: TokenCounter> RequestFitter<C> {
         self
     }
 
+    /// Fits with `calibration`'s factor ([`Calibration`]) when the counter is not
+    /// exact: the counter's counts scaled by what the provider billed for earlier
+    /// requests. The whole request's count is scaled, as the factor was measured,
+    /// so the fit keeps the request within the limit divided by the factor, in
+    /// the counter's own tokens: the report's `limit` and `tokens_after` are in
+    /// those. Set it again after each observation.
+    #[must_use]
+    pub fn with_calibration(mut self, calibration: &Calibration) -> Self {
+        self.calibration = calibration.factor();
+        self
+    }
+
     /// The edits made before dropping (default: [`Edits::none()`]).
     pub fn edits(&self) -> &Edits {
         &self.edits
@@ -354,9 +369,31 @@ impl<C: TokenCounter> RequestFitter<C> {
     ///   must stay whole too.
     /// - [`RequestError::NoLimit`] and [`RequestError::OutputOverWindow`] for a
     ///   limit that leaves no input.
-    pub fn fit<R: WireRequest>(&self, mut request: R) -> Result<FittedRequest<R>, RequestError> {
+    pub fn fit<R: WireRequest>(&self, request: R) -> Result<FittedRequest<R>, RequestError> {
+        self.fit_capped(request, None)
+    }
+
+    /// [`fit`](RequestFitter::fit) with the input limit lowered to `cap` when one
+    /// is given (without a limit of the fitter's own, `cap` alone).
+    pub(super) fn fit_capped<R: WireRequest>(
+        &self,
+        mut request: R,
+        cap: Option<usize>,
+    ) -> Result<FittedRequest<R>, RequestError> {
         request.validate()?;
-        let (limit, output_reserved) = self.input_limit(&request)?;
+        // The limit is in the provider's tokens, the cap in the counter's.
+        let (limit, output_reserved) = match (self.input_limit(&request), cap) {
+            (Err(RequestError::NoLimit), Some(cap)) => (cap, 0),
+            (limits, cap) => {
+                let (mut limit, output) = limits?;
+                if let Some(factor) = self.calibration {
+                    if !self.counter.exactness().is_exact() {
+                        limit = limit_in_estimate(limit, factor);
+                    }
+                }
+                (cap.map_or(limit, |cap| limit.min(cap)), output)
+            }
+        };
         let RequestCost {
             tokens: fixed,
             mut assumptions,

@@ -13,6 +13,12 @@
 //! common: what the request costs outside its messages, how it is checked and how
 //! messages are removed.
 //!
+//! When a provider rejects a fitted request anyway (an estimate under-counted),
+//! [`ContextOverflow`] reads its error body and [`RequestFitter::refit`] fits the
+//! request again into the limit it implies, in one call. A [`Calibration`] learns
+//! from the provider's `usage` ([`InputUsage`]) how far an estimate is off, and
+//! [`RequestFitter::with_calibration`] fits with what it learned.
+//!
 //! # Requests of Rust clients
 //!
 //! A client's request type that serializes to a Chat Completions body, such as
@@ -43,18 +49,25 @@
 //! ```
 
 pub mod anthropic;
+mod calibration;
 mod detect;
 mod error;
 mod fit;
 pub mod image;
 mod json;
 pub mod openai;
+mod overflow;
 mod prompt;
 mod report;
 mod wire;
 
+pub use calibration::{
+    CALIBRATION_MIN, CALIBRATION_WINDOW, Calibration, InputUsage, Observation, UsageError,
+    UsageProvider,
+};
 pub use detect::{detect_format, detect_value};
 pub use error::RequestError;
 pub use fit::{DEFAULT_OUTPUT, FittedRequest, InputLimit, RequestCount, RequestFitter};
+pub use overflow::{ContextOverflow, OverflowError, OverflowProvider};
 pub use report::{DroppedRequestMessage, OutputReservation, RequestReport};
 pub use wire::{Assumption, RequestCost, RequestFormat, WireRequest};
