@@ -1,25 +1,35 @@
-//! The batch loop: JSON lines in, each line handled on any core, results written in
-//! input order, every line accounted for.
+//! The batch loop: JSON lines in, each chunk of lines parsed, handled and
+//! serialized on any core, the bytes written in input order by one thread, every
+//! line accounted for.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
+use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
+use rayon::{ScopeFifo, ThreadPool};
 
 use crate::error::{CliError, EXIT_BAD_INPUT, EXIT_DOES_NOT_FIT};
 use crate::input::{cannot_read, eprint_line, io_message, strip_bom};
 
-/// Lines read and handled together: enough to keep every core busy, few enough that
-/// memory stays small and the progress bar moves.
-const BLOCK_LINES: usize = 4096;
+/// Lines handed to a worker together: enough that handing them out costs little
+/// next to handling them, few enough that the workers share the work evenly.
+const CHUNK_LINES: usize = 64;
 /// ... or this many bytes, whichever comes first.
-const BLOCK_BYTES: usize = 16 << 20;
+const CHUNK_BYTES: usize = 256 << 10;
+/// Chunks read and not yet written, at most: enough to keep every core busy while
+/// an earlier chunk is still handled, few enough that memory stays small.
+const WINDOW_CHUNKS: u64 = 64;
+/// ... and input bytes read and not yet written, at most (a chunk may go over).
+const WINDOW_BYTES: usize = 16 << 20;
 /// Error messages printed in the summary; the rest are counted (and all of them go
 /// to `--errors FILE`).
 const LISTED_ERRORS: usize = 20;
@@ -92,13 +102,18 @@ enum Stop {
     Errors(io::Error),
 }
 
-/// Runs `handle` over every line of the input, in parallel, writing results in input
-/// order; prints the summary on standard error on every way out, `--errors` flushed
-/// first.
+/// Runs `handle` over every line of the input, in parallel on `pool` (the global
+/// pool when `None`), writing results in input order; prints the summary on
+/// standard error on every way out, `--errors` flushed first.
 ///
 /// Exit code: 0 when every line gave an output line, 1 when a line was bad input or
 /// the output could not be written, 2 when no line was bad but some could not fit.
-pub fn run<F>(io_args: &BatchIo, job: Job, handle: F) -> Result<ExitCode, CliError>
+pub fn run<F>(
+    io_args: &BatchIo,
+    job: Job,
+    handle: F,
+    pool: Option<&ThreadPool>,
+) -> Result<ExitCode, CliError>
 where
     F: Fn(&str) -> Result<Done, Failed> + Sync,
 {
@@ -116,6 +131,7 @@ where
         job,
         &handle,
         &progress,
+        pool,
     );
     progress.finish_and_clear();
     eprint_line(ran.summary().trim_end())?;
@@ -125,9 +141,12 @@ where
     }
 }
 
-/// The batch loop on any streams: reads `input` block by block, handles each
-/// block's lines on the current rayon pool, writes the results in input order to
-/// `output` (and the failures to `errors`), and flushes both on every way out.
+/// The batch loop on any streams. This thread reads `input` chunk by chunk and
+/// hands each chunk to `pool` (the current pool when `None`), whose threads parse,
+/// handle and serialize its lines into the bytes to write; this thread then writes
+/// those bytes in input order to `output` (and the failures to `errors`), and
+/// flushes both on every way out. At most [`WINDOW_CHUNKS`] chunks and about
+/// [`WINDOW_BYTES`] of input are read and not yet written at any time.
 pub fn stream<F>(
     input: &mut dyn BufRead,
     output: &mut dyn Write,
@@ -135,6 +154,7 @@ pub fn stream<F>(
     job: Job,
     handle: &F,
     progress: &ProgressBar,
+    pool: Option<&ThreadPool>,
 ) -> Ran
 where
     F: Fn(&str) -> Result<Done, Failed> + Sync,
@@ -143,38 +163,18 @@ where
     let mut sinks = Sinks { output, errors };
     let started = Instant::now();
     let mut tally = Tally::new(job.outcomes.len());
-    let mut block: Vec<Vec<u8>> = Vec::with_capacity(BLOCK_LINES);
-    let mut stop = None;
-    let mut first_block = true;
-    'blocks: loop {
-        let (bytes_read, more) = match read_block(input, &mut block) {
-            Ok(read) => read,
-            Err(error) => {
-                stop = Some(Stop::Read(error));
-                break;
-            }
-        };
-        if std::mem::take(&mut first_block) {
-            if let Some(first) = block.first_mut() {
-                let bom = first.len() - strip_bom(first).len();
-                first.drain(..bom);
-            }
-        }
-        let results: Vec<Option<Result<Done, Failed>>> = block
-            .par_iter()
-            .map(|bytes| handle_line(bytes, handle))
-            .collect();
-        for result in results {
-            if let Err(why) = sinks.put(&mut tally, result) {
-                stop = Some(why);
-                break 'blocks;
-            }
-        }
-        progress.inc(bytes_read as u64);
-        progress.set_message(format!("{} lines", tally.lines));
-        if !more {
-            break;
-        }
+    let (why, panicked) = match pool {
+        Some(pool) => pool.in_place_scope_fifo(|scope| {
+            pipeline(scope, input, &mut sinks, &mut tally, handle, progress)
+        }),
+        None => rayon::in_place_scope_fifo(|scope| {
+            pipeline(scope, input, &mut sinks, &mut tally, handle, progress)
+        }),
+    };
+    let mut stop = why;
+    // A handler that panicked is a bug: its panic goes on once the others are done.
+    if let Some(payload) = panicked {
+        std::panic::resume_unwind(payload);
     }
     // Every way out flushes what was written and reports.
     sinks.flush(&mut stop);
@@ -184,6 +184,178 @@ where
         stop,
         elapsed: started.elapsed(),
         errors_file,
+    }
+}
+
+/// What a worker sends back: a chunk handled (its sequence number and its output),
+/// or the panic of a handler.
+type Handled = Result<(u64, Chunk), Box<dyn std::any::Any + Send>>;
+
+/// Reads, hands out and writes in order until the input ends or a stream fails;
+/// returns why it stopped early, and a handler's panic. The chunks still being
+/// handled when it returns are told to stop (the scope waits for them).
+fn pipeline<'s, F>(
+    scope: &ScopeFifo<'s>,
+    input: &mut dyn BufRead,
+    sinks: &mut Sinks<'_, '_>,
+    tally: &mut Tally,
+    handle: &'s F,
+    progress: &ProgressBar,
+) -> (Option<Stop>, Option<Box<dyn std::any::Any + Send>>)
+where
+    F: Fn(&str) -> Result<Done, Failed> + Sync,
+{
+    let (sender, receiver) = mpsc::channel::<Handled>();
+    let cancel = std::sync::Arc::new(AtomicBool::new(false));
+    // Chunks handled and waiting for an earlier one, by sequence number.
+    let mut waiting: BTreeMap<u64, Chunk> = BTreeMap::new();
+    let (mut next_read, mut next_write) = (0u64, 0u64);
+    let mut in_flight = 0usize;
+    let mut more = true;
+    let mut first = true;
+    let mut stop = None;
+    let mut panicked = None;
+    'run: loop {
+        // Keep the window full: the workers never wait for this thread's reads.
+        while more && next_read - next_write < WINDOW_CHUNKS && in_flight < WINDOW_BYTES {
+            let mut lines = Vec::new();
+            let bytes = match read_chunk(input, &mut lines) {
+                Ok((bytes, again)) => {
+                    more = again;
+                    bytes
+                }
+                Err(error) => {
+                    more = false;
+                    stop = Some(Stop::Read(error));
+                    break;
+                }
+            };
+            if lines.is_empty() {
+                break;
+            }
+            if std::mem::take(&mut first) {
+                let bom = lines[0].len() - strip_bom(&lines[0]).len();
+                lines[0].drain(..bom);
+            }
+            in_flight = in_flight.saturating_add(bytes);
+            let (sender, cancel, seq) = (sender.clone(), cancel.clone(), next_read);
+            scope.spawn_fifo(move |_| {
+                let handled = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    handle_chunk(&lines, bytes, handle, &cancel)
+                }));
+                // The receiver is gone only once the run is over.
+                let _ = sender.send(handled.map(|chunk| (seq, chunk)));
+            });
+            next_read += 1;
+        }
+        if next_write == next_read {
+            break;
+        }
+        match receive(&receiver) {
+            Ok((seq, chunk)) => {
+                waiting.insert(seq, chunk);
+            }
+            Err(payload) => {
+                panicked = Some(payload);
+                break;
+            }
+        }
+        while let Some(chunk) = waiting.remove(&next_write) {
+            next_write += 1;
+            in_flight = in_flight.saturating_sub(chunk.bytes_read);
+            if let Err(why) = sinks.put(tally, chunk.entries, &chunk.text) {
+                stop = Some(why);
+                break 'run;
+            }
+            progress.inc(chunk.bytes_read as u64);
+            progress.set_message(format!("{} lines", tally.lines));
+        }
+    }
+    cancel.store(true, Ordering::Relaxed);
+    (stop, panicked)
+}
+
+/// The next chunk handled. On a thread of the pool itself (`Batch::run` inside
+/// `ThreadPool::install`), it runs waiting work while it waits, so that a pool of
+/// one thread cannot wait for itself.
+fn receive(receiver: &mpsc::Receiver<Handled>) -> Handled {
+    if rayon::current_thread_index().is_none() {
+        // Every chunk sends exactly once, and this thread holds a sender.
+        if let Ok(handled) = receiver.recv() {
+            return handled;
+        }
+    }
+    loop {
+        match receiver.try_recv() {
+            Ok(handled) => return handled,
+            Err(mpsc::TryRecvError::Disconnected) => {
+                return Err(Box::new("the batch workers went away"));
+            }
+            Err(mpsc::TryRecvError::Empty) => {
+                if !matches!(rayon::yield_now(), Some(rayon::Yield::Executed)) {
+                    if let Ok(handled) = receiver.recv_timeout(Duration::from_millis(1)) {
+                        return handled;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A chunk of lines handled on a worker: the output bytes of its lines that
+/// succeeded (each with its line end) and what became of each line, in order.
+struct Chunk {
+    /// The input bytes the chunk was read from.
+    bytes_read: usize,
+    /// The output lines, one after the other.
+    text: Vec<u8>,
+    entries: Vec<Entry>,
+}
+
+/// What became of one line of a chunk.
+enum Entry {
+    /// A blank line, skipped.
+    Blank,
+    /// An output line: it ends at `end` in the chunk's text.
+    Written {
+        end: usize,
+        outcome: usize,
+        warning: Option<String>,
+    },
+    /// A line that gave no output.
+    Failed(Failed),
+}
+
+/// Handles a chunk's lines and serializes their output; stops early (the rest
+/// unhandled) once `cancel` is set: nothing it returns will be written then.
+fn handle_chunk<F>(lines: &[Vec<u8>], bytes_read: usize, handle: &F, cancel: &AtomicBool) -> Chunk
+where
+    F: Fn(&str) -> Result<Done, Failed>,
+{
+    let mut text = Vec::new();
+    let mut entries = Vec::with_capacity(lines.len());
+    for bytes in lines {
+        if cancel.load(Ordering::Relaxed) {
+            break;
+        }
+        entries.push(match handle_line(bytes, handle) {
+            None => Entry::Blank,
+            Some(Ok(done)) => {
+                text.extend_from_slice(done.line.as_bytes());
+                text.push(b'\n');
+                Entry::Written {
+                    end: text.len(),
+                    outcome: done.outcome,
+                    warning: done.warning,
+                }
+            }
+            Some(Err(failed)) => Entry::Failed(failed),
+        });
+    }
+    Chunk {
+        bytes_read,
+        text,
+        entries,
     }
 }
 
@@ -255,33 +427,40 @@ struct Sinks<'o, 'e> {
 }
 
 impl Sinks<'_, '_> {
-    /// Writes what became of the next line and tallies it.
-    fn put(&mut self, tally: &mut Tally, result: Option<Result<Done, Failed>>) -> Result<(), Stop> {
-        tally.lines += 1;
-        let line = tally.lines;
-        match result {
-            None => tally.blank += 1,
-            Some(Ok(done)) => {
-                self.output
-                    .write_all(done.line.as_bytes())
-                    .and_then(|()| self.output.write_all(b"\n"))
-                    .map_err(output_stop)?;
-                tally.outcomes[done.outcome] += 1;
-                if let Some(warning) = &done.warning {
-                    tally.warn(line, warning);
+    /// Writes what became of a chunk's lines, in order, and tallies them: the
+    /// output lines are slices of `text`, one after the other.
+    fn put(&mut self, tally: &mut Tally, entries: Vec<Entry>, text: &[u8]) -> Result<(), Stop> {
+        let mut start = 0;
+        for entry in entries {
+            tally.lines += 1;
+            let line = tally.lines;
+            match entry {
+                Entry::Blank => tally.blank += 1,
+                Entry::Written {
+                    end,
+                    outcome,
+                    warning,
+                } => {
+                    let bytes = text.get(start..end).unwrap_or_default();
+                    start = end;
+                    self.output.write_all(bytes).map_err(output_stop)?;
+                    tally.outcomes[outcome] += 1;
+                    if let Some(warning) = &warning {
+                        tally.warn(line, warning);
+                    }
                 }
-            }
-            Some(Err(failed)) => {
-                let (over, message) = match &failed {
-                    Failed::Bad(message) => (false, message),
-                    Failed::Over(message) => (true, message),
-                };
-                if let Some(file) = self.errors.as_deref_mut() {
-                    let text = super::jsonl::json_string(message);
-                    writeln!(file, r#"{{"line":{line},"error":{text},"over":{over}}}"#)
-                        .map_err(Stop::Errors)?;
+                Entry::Failed(failed) => {
+                    let (over, message) = match &failed {
+                        Failed::Bad(message) => (false, message),
+                        Failed::Over(message) => (true, message),
+                    };
+                    if let Some(file) = self.errors.as_deref_mut() {
+                        let text = super::jsonl::json_string(message);
+                        writeln!(file, r#"{{"line":{line},"error":{text},"over":{over}}}"#)
+                            .map_err(Stop::Errors)?;
+                    }
+                    tally.failed(line, over, message);
                 }
-                tally.failed(line, over, message);
             }
         }
         Ok(())
@@ -327,12 +506,12 @@ where
     }
 }
 
-/// Fills `block` with the next lines (without their line endings). Returns the bytes
-/// read and whether there may be more.
-fn read_block(input: &mut dyn BufRead, block: &mut Vec<Vec<u8>>) -> io::Result<(usize, bool)> {
+/// Fills `block` with the next lines (without their line endings): a chunk, handed
+/// to one worker. Returns the bytes read and whether there may be more.
+fn read_chunk(input: &mut dyn BufRead, block: &mut Vec<Vec<u8>>) -> io::Result<(usize, bool)> {
     block.clear();
     let mut bytes = 0usize;
-    while block.len() < BLOCK_LINES && bytes < BLOCK_BYTES {
+    while block.len() < CHUNK_LINES && bytes < CHUNK_BYTES {
         let mut line = Vec::new();
         let read = input.read_until(b'\n', &mut line)?;
         if read == 0 {
@@ -840,12 +1019,178 @@ mod tests {
     fn blocks_strip_line_endings_and_stop_at_the_end() {
         let mut input: &[u8] = b"a\r\nb\n\nc";
         let mut block = Vec::new();
-        let (bytes, more) = read_block(&mut input, &mut block).unwrap();
+        let (bytes, more) = read_chunk(&mut input, &mut block).unwrap();
         assert_eq!(bytes, 7);
         assert!(!more);
         assert_eq!(
             block,
             vec![b"a".to_vec(), b"b".to_vec(), Vec::new(), b"c".to_vec()]
         );
+    }
+
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicUsize;
+
+    /// Numbered lines, counting how many were read.
+    struct Counted {
+        text: Vec<u8>,
+        at: usize,
+        lines: Arc<AtomicUsize>,
+    }
+
+    impl io::Read for Counted {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = io::BufRead::fill_buf(self)?.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.text[self.at..self.at + n]);
+            self.consume(n);
+            Ok(n)
+        }
+    }
+
+    impl BufRead for Counted {
+        // One line at a time, so that what was read is what was consumed.
+        fn fill_buf(&mut self) -> io::Result<&[u8]> {
+            let rest = &self.text[self.at..];
+            let end = rest
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(rest.len(), |i| i + 1);
+            Ok(&rest[..end])
+        }
+
+        fn consume(&mut self, amount: usize) {
+            let line = &self.text[self.at..self.at + amount];
+            if line.ends_with(b"\n") {
+                self.lines.fetch_add(1, Ordering::SeqCst);
+            }
+            self.at += amount;
+        }
+    }
+
+    /// An output that records, at each line, how far the reading ran ahead.
+    struct Ahead {
+        written: usize,
+        read: Arc<AtomicUsize>,
+        most: usize,
+        out: Vec<u8>,
+    }
+
+    impl Write for Ahead {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            let lines = buf.iter().filter(|&&b| b == b'\n').count();
+            self.written += lines;
+            let ahead = self
+                .read
+                .load(Ordering::SeqCst)
+                .saturating_sub(self.written);
+            self.most = self.most.max(ahead);
+            self.out.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    const JOB: Job = Job {
+        name: "batch test",
+        outcomes: &["done"],
+    };
+
+    fn echo(line: &str) -> Result<Done, Failed> {
+        Ok(Done {
+            line: line.to_owned(),
+            outcome: 0,
+            warning: None,
+        })
+    }
+
+    #[test]
+    fn reading_runs_ahead_of_writing_by_the_window_at_most() {
+        let n = 20_000;
+        let text: String = (0..n).map(|i| format!("{i}\n")).collect();
+        let read = Arc::new(AtomicUsize::new(0));
+        let mut input = Counted {
+            text: text.clone().into_bytes(),
+            at: 0,
+            lines: read.clone(),
+        };
+        let mut output = Ahead {
+            written: 0,
+            read,
+            most: 0,
+            out: Vec::new(),
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let ran = stream(
+            &mut input,
+            &mut output,
+            None,
+            JOB,
+            &echo,
+            &ProgressBar::hidden(),
+            Some(&pool),
+        );
+        assert_eq!(ran.tally().lines(), n);
+        assert_eq!(String::from_utf8(output.out).unwrap(), text);
+        let window = usize::try_from(WINDOW_CHUNKS).unwrap() * CHUNK_LINES;
+        assert!(output.most <= window, "{} lines ahead", output.most);
+    }
+
+    #[test]
+    fn lines_are_handled_on_the_pool_and_written_here() {
+        let caller = std::thread::current().id();
+        let elsewhere = AtomicUsize::new(0);
+        let handle = |line: &str| {
+            if std::thread::current().id() != caller {
+                elsewhere.fetch_add(1, Ordering::SeqCst);
+            }
+            echo(line)
+        };
+        let text: String = (0..1000).map(|i| format!("{i}\n")).collect();
+        let mut output = Vec::new();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let ran = stream(
+            &mut text.as_bytes(),
+            &mut output,
+            None,
+            JOB,
+            &handle,
+            &ProgressBar::hidden(),
+            Some(&pool),
+        );
+        assert_eq!(ran.tally().lines(), 1000);
+        assert_eq!(elsewhere.load(Ordering::SeqCst), 1000);
+        assert_eq!(output, text.as_bytes());
+    }
+
+    #[test]
+    fn a_pool_of_one_thread_can_run_a_batch_from_inside() {
+        let text: String = (0..5000).map(|i| format!("{i}\n")).collect();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let output = pool.install(|| {
+            let mut output = Vec::new();
+            stream(
+                &mut text.as_bytes(),
+                &mut output,
+                None,
+                JOB,
+                &echo,
+                &ProgressBar::hidden(),
+                None,
+            );
+            output
+        });
+        assert_eq!(output, text.as_bytes());
     }
 }
