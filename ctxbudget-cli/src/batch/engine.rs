@@ -3,22 +3,20 @@
 //! line accounted for.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
-use std::fs::{File, OpenOptions};
-use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
+use std::io::{self, BufRead, IsTerminal, Write};
 use std::panic::AssertUnwindSafe;
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::{ScopeFifo, ThreadPool};
 
-use crate::error::{CliError, EXIT_BAD_INPUT, EXIT_DOES_NOT_FIT};
-use crate::input::{cannot_read, eprint_line, io_message, strip_bom};
+use super::files::{BatchIo, Files};
+use super::tally::{Job, Tally};
+use crate::error::{CliError, EXIT_BAD_INPUT};
+use crate::input::{eprint_line, io_message, strip_bom};
 
 /// Lines handed to a worker together: enough that handing them out costs little
 /// next to handling them, few enough that the workers share the work evenly.
@@ -30,34 +28,6 @@ const CHUNK_BYTES: usize = 256 << 10;
 const WINDOW_CHUNKS: u64 = 64;
 /// ... and input bytes read and not yet written, at most (a chunk may go over).
 const WINDOW_BYTES: usize = 16 << 20;
-/// Error messages printed in the summary; the rest are counted (and all of them go
-/// to `--errors FILE`).
-const LISTED_ERRORS: usize = 20;
-/// Warnings printed in the summary; the rest are counted.
-const LISTED_WARNINGS: usize = 5;
-/// Line numbers of each kind (errors, over the limit, warned) the summary names.
-const LISTED_LINES: usize = 20;
-
-/// Where `batch` reads and writes, and on how many threads.
-#[derive(Debug, Clone, Args)]
-pub struct BatchIo {
-    /// The JSON lines to read; `-` or none reads standard input
-    #[arg(long, short = 'i', value_name = "DATA.jsonl")]
-    pub input: Option<PathBuf>,
-    /// Where to write the results, one line per input line that succeeded, in input
-    /// order; `-` or none writes standard output
-    #[arg(long, short = 'o', value_name = "OUT.jsonl")]
-    pub output: Option<PathBuf>,
-    /// Also write every failed line as `{"line": N, "error": "..."}` to this file
-    /// (not the input, not the output)
-    #[arg(long, value_name = "ERRORS.jsonl")]
-    pub errors: Option<PathBuf>,
-    /// Threads to use, at most the cores the machine runs at once [default: all
-    /// cores, or `RAYON_NUM_THREADS`]
-    #[arg(long, short = 'j', value_name = "N")]
-    pub threads: Option<usize>,
-}
-
 /// A line handled: the output line (without its line ending), which of the
 /// command's outcomes it was (an index into its `outcomes`) and a warning about it.
 #[derive(Debug)]
@@ -77,16 +47,6 @@ pub enum Failed {
     Bad(String),
     /// The line is valid but cannot fit its budget.
     Over(String),
-}
-
-/// What a batch command is called and the outcomes of a line that succeeded, as the
-/// summary names them (e.g. `["cut", "unchanged"]`).
-#[derive(Debug, Clone, Copy)]
-pub struct Job {
-    /// `batch trim`, `batch count`, ...
-    pub name: &'static str,
-    /// The names of the outcomes [`Done::outcome`] indexes.
-    pub outcomes: &'static [&'static str],
 }
 
 /// Why the run stopped before the end of the input.
@@ -145,8 +105,8 @@ where
 /// hands each chunk to `pool` (the current pool when `None`), whose threads parse,
 /// handle and serialize its lines into the bytes to write; this thread then writes
 /// those bytes in input order to `output` (and the failures to `errors`), and
-/// flushes both on every way out. At most [`WINDOW_CHUNKS`] chunks and about
-/// [`WINDOW_BYTES`] of input are read and not yet written at any time.
+/// flushes both on every way out. At most `WINDOW_CHUNKS` chunks and about
+/// `WINDOW_BYTES` of input are read and not yet written at any time.
 pub fn stream<F>(
     input: &mut dyn BufRead,
     output: &mut dyn Write,
@@ -372,8 +332,12 @@ pub struct Ran {
 impl Ran {
     /// The summary, as `batch` prints it on standard error (ends with a line end).
     pub fn summary(&self) -> String {
-        self.tally
-            .summary(self.job, self.elapsed, self.stop.as_ref(), self.errors_file)
+        self.tally.summary(
+            self.job,
+            self.elapsed,
+            matches!(self.stop, Some(Stop::Closed)),
+            self.errors_file,
+        )
     }
 
     /// The exit code of the lines: 0 when every line gave an output line, 1 when a
@@ -529,225 +493,6 @@ fn read_chunk(input: &mut dyn BufRead, block: &mut Vec<Vec<u8>>) -> io::Result<(
     Ok((bytes, true))
 }
 
-/// The input, the output and the `--errors` file, opened, none of them the same file
-/// as another.
-struct Files {
-    input: Box<dyn BufRead>,
-    input_len: Option<u64>,
-    output: Box<dyn Write>,
-    errors: Option<BufWriter<File>>,
-}
-
-impl Files {
-    /// Opens the three. Nothing is created or truncated before all are known to be
-    /// distinct: an output that is the input (the same file by device and inode: a
-    /// hard link, a symbolic link, the file behind standard input) or `--errors` that
-    /// is the output is refused with nothing written.
-    fn open(io_args: &BatchIo) -> Result<Self, CliError> {
-        let input_path = io_args.input.as_deref().filter(|p| p.as_os_str() != "-");
-        let output_path = io_args.output.as_deref().filter(|p| p.as_os_str() != "-");
-        let (input, input_len, input_id): (Box<dyn BufRead>, _, _) = match input_path {
-            None => (
-                Box::new(BufReader::with_capacity(1 << 20, io::stdin().lock())),
-                None,
-                stdin_id(),
-            ),
-            Some(path) => {
-                let file = File::open(path).map_err(|e| cannot_read(path, &e))?;
-                let meta = file.metadata().ok();
-                let len = meta.as_ref().map(std::fs::Metadata::len);
-                let id = meta.as_ref().and_then(file_id);
-                (Box::new(BufReader::with_capacity(1 << 20, file)), len, id)
-            }
-        };
-        // By device and inode where the system gives them (regular files only), else
-        // by canonical path.
-        let is_input = |id: Option<FileId>, path: Option<&Path>| {
-            if cfg!(unix) {
-                id.is_some() && id == input_id
-            } else {
-                matches!((path, input_path), (Some(a), Some(b)) if same_path(a, b))
-            }
-        };
-        let output_file = output_path.map(Existing::open).transpose()?;
-        match (&output_file, output_path) {
-            (Some(existing), Some(path)) if is_input(existing.id(), Some(path)) => {
-                return Err(CliError::input(format!(
-                    "`--output {}` is the input file: writing would destroy it; write to \
-                     another file",
-                    path.display()
-                )));
-            }
-            (None, _) if is_input(stdout_id(), None) => {
-                return Err(CliError::input(
-                    "standard output is the input file: writing would destroy it; write to \
-                     another file with `--output FILE`",
-                ));
-            }
-            _ => {}
-        }
-        let output_id = match &output_file {
-            Some(existing) => existing.id(),
-            None => stdout_id(),
-        };
-        let errors_file = match io_args.errors.as_deref() {
-            None => None,
-            Some(path) => {
-                let existing = Existing::open(path)?;
-                // Neither there yet: the same name in the same folder.
-                let both_new = existing.file.is_none()
-                    && output_file
-                        .as_ref()
-                        .is_some_and(|output| output.file.is_none());
-                let same_as_output = existing.id().is_some() && existing.id() == output_id
-                    || both_new && output_path.is_some_and(|output| same_new_path(path, output));
-                if is_input(existing.id(), Some(path)) {
-                    return Err(CliError::input(format!(
-                        "`--errors {}` is the input file: writing would destroy it; write the \
-                         errors to another file",
-                        path.display()
-                    )));
-                }
-                if same_as_output {
-                    return Err(CliError::input(format!(
-                        "`--errors {}` is also the output: two writers would overwrite each \
-                         other's lines; write the errors to another file",
-                        path.display()
-                    )));
-                }
-                Some(existing)
-            }
-        };
-        let output: Box<dyn Write> = match output_file {
-            Some(existing) => Box::new(BufWriter::with_capacity(1 << 20, existing.truncate()?)),
-            None => Box::new(BufWriter::with_capacity(1 << 20, io::stdout().lock())),
-        };
-        let errors = match errors_file {
-            Some(existing) => Some(BufWriter::new(existing.truncate()?)),
-            None => None,
-        };
-        Ok(Files {
-            input,
-            input_len,
-            output,
-            errors,
-        })
-    }
-}
-
-/// A file to write, opened without truncating it, or not there yet.
-struct Existing<'p> {
-    path: &'p Path,
-    file: Option<File>,
-}
-
-impl<'p> Existing<'p> {
-    fn open(path: &'p Path) -> Result<Self, CliError> {
-        match OpenOptions::new().write(true).open(path) {
-            Ok(file) => Ok(Existing {
-                path,
-                file: Some(file),
-            }),
-            Err(error) if error.kind() == io::ErrorKind::NotFound => {
-                Ok(Existing { path, file: None })
-            }
-            Err(error) => Err(cannot_write(path, &error)),
-        }
-    }
-
-    /// The file's identity, if it is there and a regular file.
-    fn id(&self) -> Option<FileId> {
-        self.file
-            .as_ref()
-            .and_then(|file| file.metadata().ok())
-            .as_ref()
-            .and_then(file_id)
-    }
-
-    /// The file emptied (or created), to be written from the start. Only a regular
-    /// file is emptied: `/dev/null`, a FIFO or a terminal is written as it is.
-    fn truncate(self) -> Result<File, CliError> {
-        let path = self.path;
-        match self.file {
-            Some(file) if file.metadata().is_ok_and(|meta| meta.is_file()) => file
-                .set_len(0)
-                .map(|()| file)
-                .map_err(|e| cannot_write(path, &e)),
-            Some(file) => Ok(file),
-            None => File::create(path).map_err(|e| cannot_write(path, &e)),
-        }
-    }
-}
-
-/// What makes a file the same file: its device and inode.
-type FileId = (u64, u64);
-
-/// The identity of a regular file (pipes, terminals and `/dev/null` are shared by
-/// design and never "the same file" as another stream).
-#[cfg(unix)]
-fn file_id(meta: &std::fs::Metadata) -> Option<FileId> {
-    use std::os::unix::fs::MetadataExt;
-    meta.is_file().then(|| (meta.dev(), meta.ino()))
-}
-
-#[cfg(not(unix))]
-fn file_id(_meta: &std::fs::Metadata) -> Option<FileId> {
-    None
-}
-
-/// The identity of the file behind standard input, if it is one.
-#[cfg(unix)]
-fn stdin_id() -> Option<FileId> {
-    use std::os::fd::AsFd;
-    let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
-    file_id(&File::from(fd).metadata().ok()?)
-}
-
-/// The identity of the file behind standard output, if it is one.
-#[cfg(unix)]
-fn stdout_id() -> Option<FileId> {
-    use std::os::fd::AsFd;
-    let fd = io::stdout().as_fd().try_clone_to_owned().ok()?;
-    file_id(&File::from(fd).metadata().ok()?)
-}
-
-#[cfg(not(unix))]
-fn stdin_id() -> Option<FileId> {
-    None
-}
-
-#[cfg(not(unix))]
-fn stdout_id() -> Option<FileId> {
-    None
-}
-
-/// Whether two paths that exist name the same file, by their canonical paths (where
-/// device and inode cannot be read).
-fn same_path(a: &Path, b: &Path) -> bool {
-    matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
-}
-
-/// Whether two paths, not yet created, would be the same file: the same name in the
-/// same folder.
-fn same_new_path(a: &Path, b: &Path) -> bool {
-    let key = |path: &Path| {
-        let folder = match path.parent() {
-            Some(folder) if !folder.as_os_str().is_empty() => folder,
-            _ => Path::new("."),
-        };
-        Some(folder.canonicalize().ok()?.join(path.file_name()?))
-    };
-    matches!((key(a), key(b)), (Some(a), Some(b)) if a == b)
-}
-
-fn cannot_write(path: &Path, error: &io::Error) -> CliError {
-    CliError::input(format!(
-        "cannot write `{}`: {}; check that its folder exists and is writable",
-        path.display(),
-        io_message(error)
-    ))
-}
-
 /// A progress bar on standard error when it is a terminal; hidden otherwise, so
 /// logs and pipes get only the summary.
 fn progress_bar(len: Option<u64>) -> ProgressBar {
@@ -769,251 +514,9 @@ fn progress_bar(len: Option<u64>) -> ProgressBar {
     bar
 }
 
-/// Line numbers of one kind: how many, and the first few.
-#[derive(Debug, Default)]
-struct Lines {
-    count: usize,
-    first: Vec<usize>,
-}
-
-impl Lines {
-    fn push(&mut self, line: usize) {
-        self.count += 1;
-        if self.first.len() < LISTED_LINES {
-            self.first.push(line);
-        }
-    }
-
-    /// ` (lines 3, 7-9, …)`: the first line numbers, `…` when there are more.
-    fn numbers(&self) -> String {
-        let more = if self.count > self.first.len() {
-            ", …"
-        } else {
-            ""
-        };
-        format!(" (lines {}{more})", ranges(&self.first))
-    }
-}
-
-/// What happened to the lines: counts, the first line numbers of each kind and the
-/// first messages; its size does not grow with the input.
-#[derive(Debug)]
-pub struct Tally {
-    lines: usize,
-    blank: usize,
-    outcomes: Vec<usize>,
-    bad: Lines,
-    over: Lines,
-    warned: Lines,
-    /// `line N: message` for the first failed lines.
-    messages: Vec<String>,
-    /// `line N: warning: message` for the first lines counted with a warning.
-    warnings: Vec<String>,
-}
-
-impl Tally {
-    fn new(outcomes: usize) -> Self {
-        Tally {
-            lines: 0,
-            blank: 0,
-            outcomes: vec![0; outcomes],
-            bad: Lines::default(),
-            over: Lines::default(),
-            warned: Lines::default(),
-            messages: Vec::new(),
-            warnings: Vec::new(),
-        }
-    }
-
-    fn failed(&mut self, line: usize, over: bool, message: &str) {
-        if over {
-            self.over.push(line);
-        } else {
-            self.bad.push(line);
-        }
-        if self.messages.len() < LISTED_ERRORS {
-            self.messages.push(format!("line {line}: {message}"));
-        }
-    }
-
-    fn warn(&mut self, line: usize, warning: &str) {
-        self.warned.push(line);
-        if self.warnings.len() < LISTED_WARNINGS {
-            self.warnings
-                .push(format!("line {line}: warning: {warning}"));
-        }
-    }
-
-    fn exit_code(&self) -> u8 {
-        if self.bad.count > 0 {
-            EXIT_BAD_INPUT
-        } else if self.over.count > 0 {
-            EXIT_DOES_NOT_FIT
-        } else {
-            0
-        }
-    }
-
-    /// The lines read, blank ones included.
-    pub fn lines(&self) -> usize {
-        self.lines
-    }
-
-    /// The blank lines, skipped.
-    pub fn blank(&self) -> usize {
-        self.blank
-    }
-
-    /// How many output lines each outcome of the job had, in the job's order.
-    pub fn outcomes(&self) -> &[usize] {
-        &self.outcomes
-    }
-
-    /// The lines that were bad input.
-    pub fn bad(&self) -> usize {
-        self.bad.count
-    }
-
-    /// The lines that could not fit their budget.
-    pub fn over(&self) -> usize {
-        self.over.count
-    }
-
-    /// The lines written with a warning that their counts are not exact.
-    pub fn warned(&self) -> usize {
-        self.warned.count
-    }
-
-    /// `ctxbudget batch trim: 1000 lines, 998 written (120 cut, 878 unchanged),
-    /// 2 errors (lines 7, 12) in 0.41 s`, then the first error messages.
-    fn summary(
-        &self,
-        job: Job,
-        elapsed: Duration,
-        stop: Option<&Stop>,
-        errors_file: bool,
-    ) -> String {
-        let written: usize = self.outcomes.iter().sum();
-        let mut out = format!(
-            "ctxbudget {}: {}, {written} written",
-            job.name,
-            plural(self.lines, "line")
-        );
-        if job.outcomes.len() > 1 {
-            let parts: Vec<String> = job
-                .outcomes
-                .iter()
-                .zip(&self.outcomes)
-                .map(|(name, n)| format!("{n} {name}"))
-                .collect();
-            let _ = write!(out, " ({})", parts.join(", "));
-        }
-        if self.over.count > 0 {
-            let _ = write!(
-                out,
-                ", {} over the limit{}",
-                self.over.count,
-                self.over.numbers()
-            );
-        }
-        let _ = write!(out, ", {}", plural(self.bad.count, "error"));
-        if self.bad.count > 0 {
-            out.push_str(&self.bad.numbers());
-        }
-        if self.blank > 0 {
-            let _ = write!(out, ", {} skipped", plural(self.blank, "blank line"));
-        }
-        if self.warned.count > 0 {
-            let _ = write!(
-                out,
-                ", {} not counted exactly{}",
-                self.warned.count,
-                self.warned.numbers()
-            );
-        }
-        let seconds = elapsed.as_secs_f64();
-        #[allow(clippy::cast_precision_loss)]
-        let rate = if seconds > 0.0 {
-            self.lines as f64 / seconds
-        } else {
-            0.0
-        };
-        let _ = writeln!(out, " in {seconds:.2} s ({rate:.0} lines/s)");
-        if let Some(Stop::Closed) = stop {
-            let _ = writeln!(
-                out,
-                "  standard output was closed by its reader: the output stops at or before \
-                 line {}, and the input after it was not read",
-                self.lines
-            );
-        }
-        for message in self.messages.iter().chain(&self.warnings) {
-            let _ = writeln!(out, "  {message}");
-        }
-        let failed = self.bad.count.saturating_add(self.over.count);
-        if failed > self.messages.len() {
-            let rest = failed - self.messages.len();
-            if errors_file {
-                let _ = writeln!(
-                    out,
-                    "  ... and {rest} more (all of them in the --errors file)"
-                );
-            } else {
-                let _ = writeln!(
-                    out,
-                    "  ... and {rest} more (write them all with `--errors ERRORS.jsonl`)"
-                );
-            }
-        }
-        if self.warned.count > self.warnings.len() {
-            let _ = writeln!(
-                out,
-                "  ... and {} more lines not counted exactly",
-                self.warned.count - self.warnings.len()
-            );
-        }
-        out
-    }
-}
-
-/// `1 error`, `2 errors`.
-fn plural(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
-/// Sorted line numbers as ranges: `3, 7-9, 12`.
-fn ranges(lines: &[usize]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut iter = lines.iter().copied().peekable();
-    while let Some(start) = iter.next() {
-        let mut end = start;
-        while iter.peek() == Some(&(end + 1)) {
-            end += 1;
-            iter.next();
-        }
-        parts.push(if end == start {
-            start.to_string()
-        } else {
-            format!("{start}-{end}")
-        });
-    }
-    parts.join(", ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn line_numbers_print_as_ranges() {
-        assert_eq!(ranges(&[]), "");
-        assert_eq!(ranges(&[3]), "3");
-        assert_eq!(ranges(&[3, 7, 8, 9, 12, 13]), "3, 7-9, 12-13");
-    }
 
     #[test]
     fn blocks_strip_line_endings_and_stop_at_the_end() {
@@ -1028,6 +531,7 @@ mod tests {
         );
     }
 
+    use std::fmt::Write as _;
     use std::sync::Arc;
     use std::sync::atomic::AtomicUsize;
 
@@ -1077,7 +581,7 @@ mod tests {
 
     impl Write for Ahead {
         fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            let lines = buf.iter().filter(|&&b| b == b'\n').count();
+            let lines = buf.iter().fold(0, |n, &b| n + usize::from(b == b'\n'));
             self.written += lines;
             let ahead = self
                 .read
@@ -1098,6 +602,15 @@ mod tests {
         outcomes: &["done"],
     };
 
+    /// The numbers from 0, one a line.
+    fn numbered(n: usize) -> String {
+        (0..n).fold(String::new(), |mut text, i| {
+            let _ = writeln!(text, "{i}");
+            text
+        })
+    }
+
+    #[allow(clippy::unnecessary_wraps)] // a handler's signature
     fn echo(line: &str) -> Result<Done, Failed> {
         Ok(Done {
             line: line.to_owned(),
@@ -1109,7 +622,7 @@ mod tests {
     #[test]
     fn reading_runs_ahead_of_writing_by_the_window_at_most() {
         let n = 20_000;
-        let text: String = (0..n).map(|i| format!("{i}\n")).collect();
+        let text = numbered(n);
         let read = Arc::new(AtomicUsize::new(0));
         let mut input = Counted {
             text: text.clone().into_bytes(),
@@ -1151,7 +664,7 @@ mod tests {
             }
             echo(line)
         };
-        let text: String = (0..1000).map(|i| format!("{i}\n")).collect();
+        let text = numbered(1000);
         let mut output = Vec::new();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(2)
@@ -1173,7 +686,7 @@ mod tests {
 
     #[test]
     fn a_pool_of_one_thread_can_run_a_batch_from_inside() {
-        let text: String = (0..5000).map(|i| format!("{i}\n")).collect();
+        let text = numbered(5000);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()

@@ -2,7 +2,9 @@
 //! cores.
 
 mod engine;
+mod files;
 mod jsonl;
+mod tally;
 
 use std::ffi::OsString;
 use std::fmt;
@@ -18,8 +20,10 @@ use crate::error::CliError;
 use crate::fit::{FitSpec, Fitter};
 use crate::input::warn;
 use crate::trim::TrimSpec;
-use engine::{BatchIo, Done, Failed, Job, Ran};
+use engine::{Done, Failed, Ran};
+use files::BatchIo;
 use jsonl::{Line, json_string, parse_line, text_of};
+use tally::Job;
 
 const EXAMPLES: &str = "\
 Each input line is a JSON object whose `text` field holds the text (other fields pass
