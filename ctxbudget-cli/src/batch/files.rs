@@ -24,8 +24,9 @@ pub struct BatchIo {
     /// (not the input, not the output)
     #[arg(long, value_name = "ERRORS.jsonl")]
     pub errors: Option<PathBuf>,
-    /// Threads to use, at most the cores the machine runs at once [default: all
-    /// cores, or `RAYON_NUM_THREADS`]
+    /// Threads that handle the lines (the main thread only reads and writes), at
+    /// most the cores the machine runs at once [default: all cores, or
+    /// `RAYON_NUM_THREADS`]
     #[arg(long, short = 'j', value_name = "N")]
     pub threads: Option<usize>,
 }

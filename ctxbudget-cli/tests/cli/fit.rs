@@ -158,6 +158,8 @@ fn a_drop_only_fit_counts_what_it_drops_only_when_asked() {
     let table = run(&args[..6], body(ANTHROPIC).as_bytes());
     assert!(table.stderr.contains("not counted"), "{}", table.stderr);
     assert!(table.stderr.contains("tokens at least"), "{}", table.stderr);
+    let help = run(&["fit", "--help"], b"");
+    assert!(help.ok().contains("--count-dropped"), "{}", help.ok());
 }
 
 #[test]
