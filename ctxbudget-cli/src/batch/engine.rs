@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, IsTerminal, Write};
+use std::ops::Range;
 use std::panic::AssertUnwindSafe;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -178,7 +179,7 @@ where
     'run: loop {
         // Keep the window full: the workers never wait for this thread's reads.
         while more && next_read - next_write < WINDOW_CHUNKS && in_flight < WINDOW_BYTES {
-            let mut lines = Vec::new();
+            let mut lines = RawChunk::default();
             let bytes = match read_chunk(input, &mut lines) {
                 Ok((bytes, again)) => {
                     more = again;
@@ -190,12 +191,13 @@ where
                     break;
                 }
             };
-            if lines.is_empty() {
+            if lines.lines.is_empty() {
                 break;
             }
             if std::mem::take(&mut first) {
-                let bom = lines[0].len() - strip_bom(&lines[0]).len();
-                lines[0].drain(..bom);
+                let line = lines.lines[0].clone();
+                let bom = line.len() - strip_bom(&lines.bytes[line]).len();
+                lines.lines[0].start += bom;
             }
             in_flight = in_flight.saturating_add(bytes);
             let (sender, cancel, seq) = (sender.clone(), cancel.clone(), next_read);
@@ -288,16 +290,17 @@ enum Entry {
 
 /// Handles a chunk's lines and serializes their output; stops early (the rest
 /// unhandled) once `cancel` is set: nothing it returns will be written then.
-fn handle_chunk<F>(lines: &[Vec<u8>], bytes_read: usize, handle: &F, cancel: &AtomicBool) -> Chunk
+fn handle_chunk<F>(lines: &RawChunk, bytes_read: usize, handle: &F, cancel: &AtomicBool) -> Chunk
 where
     F: Fn(&str) -> Result<Done, Failed>,
 {
-    let mut text = Vec::new();
-    let mut entries = Vec::with_capacity(lines.len());
-    for bytes in lines {
+    let mut text = Vec::with_capacity(bytes_read);
+    let mut entries = Vec::with_capacity(lines.lines.len());
+    for line in &lines.lines {
         if cancel.load(Ordering::Relaxed) {
             break;
         }
+        let bytes = lines.bytes.get(line.clone()).unwrap_or_default();
         entries.push(match handle_line(bytes, handle) {
             None => Entry::Blank,
             Some(Ok(done)) => {
@@ -470,27 +473,34 @@ where
     }
 }
 
-/// Fills `block` with the next lines (without their line endings): a chunk, handed
-/// to one worker. Returns the bytes read and whether there may be more.
-fn read_chunk(input: &mut dyn BufRead, block: &mut Vec<Vec<u8>>) -> io::Result<(usize, bool)> {
-    block.clear();
-    let mut bytes = 0usize;
-    while block.len() < CHUNK_LINES && bytes < CHUNK_BYTES {
-        let mut line = Vec::new();
-        let read = input.read_until(b'\n', &mut line)?;
+/// Lines read together, handed to one worker: their bytes one after the other in
+/// one buffer (one allocation a chunk, not one a line), and where each line is in
+/// it, without its line ending.
+#[derive(Debug, Default)]
+struct RawChunk {
+    bytes: Vec<u8>,
+    lines: Vec<Range<usize>>,
+}
+
+/// Fills `chunk` with the next lines. Returns the bytes read and whether there may
+/// be more.
+fn read_chunk(input: &mut dyn BufRead, chunk: &mut RawChunk) -> io::Result<(usize, bool)> {
+    chunk.bytes.clear();
+    chunk.lines.clear();
+    while chunk.lines.len() < CHUNK_LINES && chunk.bytes.len() < CHUNK_BYTES {
+        let start = chunk.bytes.len();
+        let read = input.read_until(b'\n', &mut chunk.bytes)?;
         if read == 0 {
-            return Ok((bytes, false));
+            return Ok((chunk.bytes.len(), false));
         }
-        bytes += read;
-        if line.last() == Some(&b'\n') {
-            line.pop();
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-        }
-        block.push(line);
+        let line = &chunk.bytes[start..];
+        let line = match line.strip_suffix(b"\n") {
+            Some(line) => line.strip_suffix(b"\r").unwrap_or(line),
+            None => line,
+        };
+        chunk.lines.push(start..start + line.len());
     }
-    Ok((bytes, true))
+    Ok((chunk.bytes.len(), true))
 }
 
 /// A progress bar on standard error when it is a terminal; hidden otherwise, so
@@ -521,14 +531,16 @@ mod tests {
     #[test]
     fn blocks_strip_line_endings_and_stop_at_the_end() {
         let mut input: &[u8] = b"a\r\nb\n\nc";
-        let mut block = Vec::new();
-        let (bytes, more) = read_chunk(&mut input, &mut block).unwrap();
+        let mut chunk = RawChunk::default();
+        let (bytes, more) = read_chunk(&mut input, &mut chunk).unwrap();
         assert_eq!(bytes, 7);
         assert!(!more);
-        assert_eq!(
-            block,
-            vec![b"a".to_vec(), b"b".to_vec(), Vec::new(), b"c".to_vec()]
-        );
+        let lines: Vec<&[u8]> = chunk
+            .lines
+            .iter()
+            .map(|l| &chunk.bytes[l.clone()])
+            .collect();
+        assert_eq!(lines, [&b"a"[..], b"b", b"", b"c"]);
     }
 
     use std::fmt::Write as _;
