@@ -14,7 +14,8 @@
 #
 # Then fits the ~10,000-token bodies to 4,000 tokens (`--max-input 4000
 # --drop-only`) on one thread with this build and, when BEFORE names another
-# `ctxbudget` binary (a build of an earlier commit), with that one, interleaved.
+# `ctxbudget` binary (a build of an earlier commit), with that one, interleaved, and
+# counts the instructions a line costs with each (callgrind, when valgrind is there).
 #
 # The machine's load moves these figures: run it on an idle machine, or read the
 # ratios of runs made side by side. Writes only under $WORK (default /tmp).
@@ -163,4 +164,22 @@ if [[ -n $BEFORE ]]; then
   # On a loaded machine, lines per second of CPU time compare the work itself.
   printf 'per CPU second: before %.0f, after %.0f: %.2fx\n' "$(echo "$r1 / $c1" | bc -l)" \
     "$(echo "$r2 / $c2" | bc -l)" "$(echo "($r2 / $c2) / ($r1 / $c1)" | bc -l)"
+fi
+
+# Instructions (callgrind) per line, which the machine's load does not move: 100
+# lines less an empty input (the counter's loading), before and after.
+if [[ -n $BEFORE ]] && command -v valgrind >/dev/null; then
+  head -100 "$WORK/fit-50k.jsonl" >"$WORK/fit-50k-100.jsonl"
+  instructions() { # binary input
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$1" batch fit --model gpt-4o \
+      --drop-only --max-input 4000 -j 1 -i "$2" -o /dev/null 2>&1 |
+      sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+  }
+  per_line() { # binary
+    echo "($(instructions "$1" "$WORK/fit-50k-100.jsonl") - $(instructions "$1" /dev/null)) / 100" | bc
+  }
+  i1=$(per_line "$BEFORE")
+  i2=$(per_line "$BIN")
+  printf 'instructions a line: before %s, after %s: %.2fx fewer\n' "$i1" "$i2" \
+    "$(echo "$i1 / $i2" | bc -l)"
 fi
