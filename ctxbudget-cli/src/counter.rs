@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, RwLock};
 
 use clap::Args;
 use ctxbudget::TokenCounter;
@@ -113,7 +113,7 @@ impl CounterArgs {
                 None
             },
             default: Counter::of_encoding(DEFAULT_ENCODING),
-            by_model: Mutex::new(HashMap::new()),
+            by_model: RwLock::new(HashMap::new()),
         })
     }
 }
@@ -138,7 +138,8 @@ pub struct Chosen {
 pub struct RequestCounters {
     given: Option<Counter>,
     default: Counter,
-    by_model: Mutex<HashMap<String, Chosen>>,
+    /// Read by every worker of `batch fit` for every body: a lock they share.
+    by_model: RwLock<HashMap<String, Chosen>>,
 }
 
 impl RequestCounters {
@@ -159,13 +160,13 @@ impl RequestCounters {
                 None => self.fallback("the body names no `model`"),
             };
         };
-        if let Ok(known) = self.by_model.lock() {
+        if let Ok(known) = self.by_model.read() {
             if let Some(chosen) = known.get(name) {
                 return chosen.clone();
             }
         }
         let chosen = self.choose(name);
-        if let Ok(mut known) = self.by_model.lock() {
+        if let Ok(mut known) = self.by_model.write() {
             if known.len() < REMEMBERED_MODELS && name.len() <= MAX_NAME_BYTES {
                 known.insert(name.to_owned(), chosen.clone());
             }

@@ -34,7 +34,10 @@ or without a lower --max-input.
 Without --model, --encoding or --tokenizer the body's own `model` chooses the
 counter; a model the catalogue does not know is counted with o200k_base, and the
 report warns that the counts are not exact.
-The fitted body goes to standard output, the report to standard error.
+The fitted body goes to standard output, the report to standard error. With
+--drop-only the fit counts what it keeps, from the newest message: the report says
+how many messages were dropped, and their tokens (and the tokens before) only with
+--count-dropped; in --report-json an uncounted figure is null.
 Exit codes: 0 it fits (trimmed or not), 1 bad input, 2 what must stay is over the limit.
 
 Examples:
@@ -187,6 +190,7 @@ pub struct Fitter {
     max_input: Option<usize>,
     format: Option<FormatArg>,
     edits: Edits,
+    count_dropped: bool,
 }
 
 /// A request fitted: the body as compact JSON and the report.
@@ -229,11 +233,22 @@ impl FitSpec {
             max_input: self.max_input,
             format: self.format,
             edits: self.edits.edits(),
+            count_dropped: false,
         })
     }
 }
 
 impl Fitter {
+    /// With `true`, a fit with `--drop-only` counts the messages it drops too, so
+    /// that the report gives their tokens and the tokens before; with `false` (as
+    /// loaded) it counts what it keeps, from the newest message, and what it drops
+    /// costs nothing. With the context edits on, every message is counted anyway.
+    #[must_use]
+    pub fn with_count_dropped(mut self, count_dropped: bool) -> Self {
+        self.count_dropped = count_dropped;
+        self
+    }
+
     /// Reads `body` and fits it, counted with its model's counter (see
     /// [`RequestCounters::for_body`]).
     ///
@@ -268,7 +283,7 @@ impl Fitter {
         chosen: &Chosen,
     ) -> Result<FittedRequest<R>, CliError> {
         let mut fitter = RequestFitter::new(chosen.counter.get())
-            .with_count_dropped(true)
+            .with_count_dropped(self.count_dropped)
             .with_edits(self.edits.clone());
         // With a model, the report gives the output its window reserves, whether or
         // not --max-input lowers the limit further: one limit, one wording.
@@ -319,6 +334,12 @@ pub struct FitArgs {
     /// Print the report on standard error as one line of JSON instead of a table
     #[arg(long)]
     report_json: bool,
+    /// Count the dropped messages too, so the report gives their tokens and the
+    /// tokens before; without it a message dropped uncounted has `"tokens": null` in
+    /// --report-json, and `tokens_before` is null (the context edits count every
+    /// message anyway: this matters with --drop-only)
+    #[arg(long)]
+    count_dropped: bool,
     /// The request body (JSON); `-` or none reads standard input
     #[arg(value_name = "FILE")]
     file: Option<PathBuf>,
@@ -326,7 +347,7 @@ pub struct FitArgs {
 
 /// Writes the fitted body on standard output and the report on standard error.
 pub fn run(args: &FitArgs) -> Result<ExitCode, CliError> {
-    let spec = args.spec.load()?;
+    let spec = args.spec.load()?.with_count_dropped(args.count_dropped);
     let body = Source::from_arg(args.file.as_deref()).read_text()?;
     let fitted = spec.fit_body(&body)?;
     let mut out = Output::stdout();

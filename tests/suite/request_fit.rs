@@ -33,6 +33,7 @@ where
         .with_count_dropped(true);
     let whole = request_fitter.count(request).tokens;
     let dropping = request_fitter.fit(request.clone());
+    check_uncounted(request, &request_fitter, &dropping);
     // The defaults, and a setting that edits more of these small requests: one
     // kept result, a short placeholder and marker, results of more than 3
     // tokens truncated, the cleared results' arguments cleared too, the task
@@ -127,6 +128,58 @@ where
             assert_eq!(over, needed - limit);
         }
         Err(other) => panic!("a valid request with a limit: {other}"),
+    }
+}
+
+/// Without counting what it drops (the default, and `--drop-only` in the CLI), a
+/// fit keeps exactly what the fit that counts every message kept: the same
+/// messages, the same tokens after, the same dropped indexes, each dropped
+/// message's tokens the full count's or not counted; and fails where it fails.
+fn check_uncounted<R, C>(
+    request: &R,
+    counting: &RequestFitter<C>,
+    counted: &Result<ctxbudget::request::FittedRequest<R>, RequestError>,
+) where
+    R: WireRequest + Clone + Debug,
+    R::Message: Serialize,
+    C: TokenCounter + Clone,
+{
+    let lean = counting
+        .clone()
+        .with_count_dropped(false)
+        .fit(request.clone());
+    match (counted, &lean) {
+        (Ok(counted), Ok(lean)) => {
+            let messages = |r: &R| r.messages().iter().map(json).collect::<Vec<_>>();
+            assert_eq!(messages(&lean.request), messages(&counted.request));
+            let (a, b) = (&lean.report, &counted.report);
+            assert_eq!(a.tokens_after, b.tokens_after, "{a}\n{b}");
+            assert_eq!(
+                (a.kept, a.system_kept, a.fixed),
+                (b.kept, b.system_kept, b.fixed)
+            );
+            assert_eq!(a.dropped.len(), b.dropped.len(), "{a}\n{b}");
+            for (lean, full) in a.dropped.iter().zip(&b.dropped) {
+                assert_eq!((lean.index, lean.reason), (full.index, full.reason));
+                assert!(
+                    lean.tokens.is_none() || lean.tokens == full.tokens,
+                    "{a}\n{b}"
+                );
+            }
+            if a.tokens_before.is_some() {
+                assert_eq!(a.tokens_before, b.tokens_before);
+            }
+        }
+        (Err(counted), Err(lean)) => assert_eq!(
+            std::mem::discriminant(lean),
+            std::mem::discriminant(counted),
+            "{lean} against {counted}"
+        ),
+        (counted, lean) => panic!(
+            "counting what it drops changed the outcome: {:?} against {:?}",
+            counted.as_ref().map(|f| &f.report),
+            lean.as_ref().map(|f| &f.report)
+        ),
     }
 }
 

@@ -1,53 +1,34 @@
-//! The batch loop: JSON lines in, each line handled on any core, results written in
-//! input order, every line accounted for.
+//! The batch loop: JSON lines in, each chunk of lines parsed, handled and
+//! serialized on any core, the bytes written in input order by one thread, every
+//! line accounted for.
 
-use std::fmt::Write as _;
-use std::fs::{File, OpenOptions};
-use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::io::{self, BufRead, IsTerminal, Write};
+use std::ops::Range;
+use std::panic::AssertUnwindSafe;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
+use rayon::{ScopeFifo, ThreadPool};
 
-use crate::error::{CliError, EXIT_BAD_INPUT, EXIT_DOES_NOT_FIT};
-use crate::input::{cannot_read, eprint_line, io_message, strip_bom};
+use super::files::{BatchIo, Files};
+use super::tally::{Job, Tally};
+use crate::error::{CliError, EXIT_BAD_INPUT};
+use crate::input::{eprint_line, io_message, strip_bom};
 
-/// Lines read and handled together: enough to keep every core busy, few enough that
-/// memory stays small and the progress bar moves.
-const BLOCK_LINES: usize = 4096;
+/// Lines handed to a worker together: enough that handing them out costs little
+/// next to handling them, few enough that the workers share the work evenly.
+const CHUNK_LINES: usize = 64;
 /// ... or this many bytes, whichever comes first.
-const BLOCK_BYTES: usize = 16 << 20;
-/// Error messages printed in the summary; the rest are counted (and all of them go
-/// to `--errors FILE`).
-const LISTED_ERRORS: usize = 20;
-/// Warnings printed in the summary; the rest are counted.
-const LISTED_WARNINGS: usize = 5;
-/// Line numbers of each kind (errors, over the limit, warned) the summary names.
-const LISTED_LINES: usize = 20;
-
-/// Where `batch` reads and writes, and on how many threads.
-#[derive(Debug, Clone, Args)]
-pub struct BatchIo {
-    /// The JSON lines to read; `-` or none reads standard input
-    #[arg(long, short = 'i', value_name = "DATA.jsonl")]
-    pub input: Option<PathBuf>,
-    /// Where to write the results, one line per input line that succeeded, in input
-    /// order; `-` or none writes standard output
-    #[arg(long, short = 'o', value_name = "OUT.jsonl")]
-    pub output: Option<PathBuf>,
-    /// Also write every failed line as `{"line": N, "error": "..."}` to this file
-    /// (not the input, not the output)
-    #[arg(long, value_name = "ERRORS.jsonl")]
-    pub errors: Option<PathBuf>,
-    /// Threads to use, at most the cores the machine runs at once [default: all
-    /// cores, or `RAYON_NUM_THREADS`]
-    #[arg(long, short = 'j', value_name = "N")]
-    pub threads: Option<usize>,
-}
-
+const CHUNK_BYTES: usize = 256 << 10;
+/// Chunks read and not yet written, at most: enough to keep every core busy while
+/// an earlier chunk is still handled, few enough that memory stays small.
+const WINDOW_CHUNKS: u64 = 64;
+/// ... and input bytes read and not yet written, at most (a chunk may go over).
+const WINDOW_BYTES: usize = 16 << 20;
 /// A line handled: the output line (without its line ending), which of the
 /// command's outcomes it was (an index into its `outcomes`) and a warning about it.
 #[derive(Debug)]
@@ -69,16 +50,6 @@ pub enum Failed {
     Over(String),
 }
 
-/// What a batch command is called and the outcomes of a line that succeeded, as the
-/// summary names them (e.g. `["cut", "unchanged"]`).
-#[derive(Debug, Clone, Copy)]
-pub struct Job {
-    /// `batch trim`, `batch count`, ...
-    pub name: &'static str,
-    /// The names of the outcomes [`Done::outcome`] indexes.
-    pub outcomes: &'static [&'static str],
-}
-
 /// Why the run stopped before the end of the input.
 #[derive(Debug)]
 enum Stop {
@@ -92,13 +63,18 @@ enum Stop {
     Errors(io::Error),
 }
 
-/// Runs `handle` over every line of the input, in parallel, writing results in input
-/// order; prints the summary on standard error on every way out, `--errors` flushed
-/// first.
+/// Runs `handle` over every line of the input, in parallel on `pool` (the global
+/// pool when `None`), writing results in input order; prints the summary on
+/// standard error on every way out, `--errors` flushed first.
 ///
 /// Exit code: 0 when every line gave an output line, 1 when a line was bad input or
 /// the output could not be written, 2 when no line was bad but some could not fit.
-pub fn run<F>(io_args: &BatchIo, job: Job, handle: F) -> Result<ExitCode, CliError>
+pub fn run<F>(
+    io_args: &BatchIo,
+    job: Job,
+    handle: F,
+    pool: Option<&ThreadPool>,
+) -> Result<ExitCode, CliError>
 where
     F: Fn(&str) -> Result<Done, Failed> + Sync,
 {
@@ -116,6 +92,7 @@ where
         job,
         &handle,
         &progress,
+        pool,
     );
     progress.finish_and_clear();
     eprint_line(ran.summary().trim_end())?;
@@ -125,9 +102,12 @@ where
     }
 }
 
-/// The batch loop on any streams: reads `input` block by block, handles each
-/// block's lines on the current rayon pool, writes the results in input order to
-/// `output` (and the failures to `errors`), and flushes both on every way out.
+/// The batch loop on any streams. This thread reads `input` chunk by chunk and
+/// hands each chunk to `pool` (the current pool when `None`), whose threads parse,
+/// handle and serialize its lines into the bytes to write; this thread then writes
+/// those bytes in input order to `output` (and the failures to `errors`), and
+/// flushes both on every way out. At most `WINDOW_CHUNKS` chunks and about
+/// `WINDOW_BYTES` of input are read and not yet written at any time.
 pub fn stream<F>(
     input: &mut dyn BufRead,
     output: &mut dyn Write,
@@ -135,6 +115,7 @@ pub fn stream<F>(
     job: Job,
     handle: &F,
     progress: &ProgressBar,
+    pool: Option<&ThreadPool>,
 ) -> Ran
 where
     F: Fn(&str) -> Result<Done, Failed> + Sync,
@@ -143,38 +124,18 @@ where
     let mut sinks = Sinks { output, errors };
     let started = Instant::now();
     let mut tally = Tally::new(job.outcomes.len());
-    let mut block: Vec<Vec<u8>> = Vec::with_capacity(BLOCK_LINES);
-    let mut stop = None;
-    let mut first_block = true;
-    'blocks: loop {
-        let (bytes_read, more) = match read_block(input, &mut block) {
-            Ok(read) => read,
-            Err(error) => {
-                stop = Some(Stop::Read(error));
-                break;
-            }
-        };
-        if std::mem::take(&mut first_block) {
-            if let Some(first) = block.first_mut() {
-                let bom = first.len() - strip_bom(first).len();
-                first.drain(..bom);
-            }
-        }
-        let results: Vec<Option<Result<Done, Failed>>> = block
-            .par_iter()
-            .map(|bytes| handle_line(bytes, handle))
-            .collect();
-        for result in results {
-            if let Err(why) = sinks.put(&mut tally, result) {
-                stop = Some(why);
-                break 'blocks;
-            }
-        }
-        progress.inc(bytes_read as u64);
-        progress.set_message(format!("{} lines", tally.lines));
-        if !more {
-            break;
-        }
+    let (why, panicked) = match pool {
+        Some(pool) => pool.in_place_scope_fifo(|scope| {
+            pipeline(scope, input, &mut sinks, &mut tally, handle, progress)
+        }),
+        None => rayon::in_place_scope_fifo(|scope| {
+            pipeline(scope, input, &mut sinks, &mut tally, handle, progress)
+        }),
+    };
+    let mut stop = why;
+    // A handler that panicked is a bug: its panic goes on once the others are done.
+    if let Some(payload) = panicked {
+        std::panic::resume_unwind(payload);
     }
     // Every way out flushes what was written and reports.
     sinks.flush(&mut stop);
@@ -184,6 +145,180 @@ where
         stop,
         elapsed: started.elapsed(),
         errors_file,
+    }
+}
+
+/// What a worker sends back: a chunk handled (its sequence number and its output),
+/// or the panic of a handler.
+type Handled = Result<(u64, Chunk), Box<dyn std::any::Any + Send>>;
+
+/// Reads, hands out and writes in order until the input ends or a stream fails;
+/// returns why it stopped early, and a handler's panic. The chunks still being
+/// handled when it returns are told to stop (the scope waits for them).
+fn pipeline<'s, F>(
+    scope: &ScopeFifo<'s>,
+    input: &mut dyn BufRead,
+    sinks: &mut Sinks<'_, '_>,
+    tally: &mut Tally,
+    handle: &'s F,
+    progress: &ProgressBar,
+) -> (Option<Stop>, Option<Box<dyn std::any::Any + Send>>)
+where
+    F: Fn(&str) -> Result<Done, Failed> + Sync,
+{
+    let (sender, receiver) = mpsc::channel::<Handled>();
+    let cancel = std::sync::Arc::new(AtomicBool::new(false));
+    // Chunks handled and waiting for an earlier one, by sequence number.
+    let mut waiting: BTreeMap<u64, Chunk> = BTreeMap::new();
+    let (mut next_read, mut next_write) = (0u64, 0u64);
+    let mut in_flight = 0usize;
+    let mut more = true;
+    let mut first = true;
+    let mut stop = None;
+    let mut panicked = None;
+    'run: loop {
+        // Keep the window full: the workers never wait for this thread's reads.
+        while more && next_read - next_write < WINDOW_CHUNKS && in_flight < WINDOW_BYTES {
+            let mut lines = RawChunk::default();
+            let bytes = match read_chunk(input, &mut lines) {
+                Ok((bytes, again)) => {
+                    more = again;
+                    bytes
+                }
+                Err(error) => {
+                    more = false;
+                    stop = Some(Stop::Read(error));
+                    break;
+                }
+            };
+            if lines.lines.is_empty() {
+                break;
+            }
+            if std::mem::take(&mut first) {
+                let line = lines.lines[0].clone();
+                let bom = line.len() - strip_bom(&lines.bytes[line]).len();
+                lines.lines[0].start += bom;
+            }
+            in_flight = in_flight.saturating_add(bytes);
+            let (sender, cancel, seq) = (sender.clone(), cancel.clone(), next_read);
+            scope.spawn_fifo(move |_| {
+                let handled = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    handle_chunk(&lines, bytes, handle, &cancel)
+                }));
+                // The receiver is gone only once the run is over.
+                let _ = sender.send(handled.map(|chunk| (seq, chunk)));
+            });
+            next_read += 1;
+        }
+        if next_write == next_read {
+            break;
+        }
+        match receive(&receiver) {
+            Ok((seq, chunk)) => {
+                waiting.insert(seq, chunk);
+            }
+            Err(payload) => {
+                panicked = Some(payload);
+                break;
+            }
+        }
+        while let Some(chunk) = waiting.remove(&next_write) {
+            next_write += 1;
+            in_flight = in_flight.saturating_sub(chunk.bytes_read);
+            if let Err(why) = sinks.put(tally, chunk.entries, &chunk.text) {
+                stop = Some(why);
+                break 'run;
+            }
+            progress.inc(chunk.bytes_read as u64);
+            progress.set_message(format!("{} lines", tally.lines));
+        }
+    }
+    cancel.store(true, Ordering::Relaxed);
+    (stop, panicked)
+}
+
+/// The next chunk handled. On a thread of the pool itself (`Batch::run` inside
+/// `ThreadPool::install`), it runs waiting work while it waits, so that a pool of
+/// one thread cannot wait for itself.
+fn receive(receiver: &mpsc::Receiver<Handled>) -> Handled {
+    if rayon::current_thread_index().is_none() {
+        // Every chunk sends exactly once, and this thread holds a sender.
+        if let Ok(handled) = receiver.recv() {
+            return handled;
+        }
+    }
+    loop {
+        match receiver.try_recv() {
+            Ok(handled) => return handled,
+            Err(mpsc::TryRecvError::Disconnected) => {
+                return Err(Box::new("the batch workers went away"));
+            }
+            Err(mpsc::TryRecvError::Empty) => {
+                if !matches!(rayon::yield_now(), Some(rayon::Yield::Executed)) {
+                    if let Ok(handled) = receiver.recv_timeout(Duration::from_millis(1)) {
+                        return handled;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A chunk of lines handled on a worker: the output bytes of its lines that
+/// succeeded (each with its line end) and what became of each line, in order.
+struct Chunk {
+    /// The input bytes the chunk was read from.
+    bytes_read: usize,
+    /// The output lines, one after the other.
+    text: Vec<u8>,
+    entries: Vec<Entry>,
+}
+
+/// What became of one line of a chunk.
+enum Entry {
+    /// A blank line, skipped.
+    Blank,
+    /// An output line: it ends at `end` in the chunk's text.
+    Written {
+        end: usize,
+        outcome: usize,
+        warning: Option<String>,
+    },
+    /// A line that gave no output.
+    Failed(Failed),
+}
+
+/// Handles a chunk's lines and serializes their output; stops early (the rest
+/// unhandled) once `cancel` is set: nothing it returns will be written then.
+fn handle_chunk<F>(lines: &RawChunk, bytes_read: usize, handle: &F, cancel: &AtomicBool) -> Chunk
+where
+    F: Fn(&str) -> Result<Done, Failed>,
+{
+    let mut text = Vec::with_capacity(bytes_read);
+    let mut entries = Vec::with_capacity(lines.lines.len());
+    for line in &lines.lines {
+        if cancel.load(Ordering::Relaxed) {
+            break;
+        }
+        let bytes = lines.bytes.get(line.clone()).unwrap_or_default();
+        entries.push(match handle_line(bytes, handle) {
+            None => Entry::Blank,
+            Some(Ok(done)) => {
+                text.extend_from_slice(done.line.as_bytes());
+                text.push(b'\n');
+                Entry::Written {
+                    end: text.len(),
+                    outcome: done.outcome,
+                    warning: done.warning,
+                }
+            }
+            Some(Err(failed)) => Entry::Failed(failed),
+        });
+    }
+    Chunk {
+        bytes_read,
+        text,
+        entries,
     }
 }
 
@@ -200,8 +335,12 @@ pub struct Ran {
 impl Ran {
     /// The summary, as `batch` prints it on standard error (ends with a line end).
     pub fn summary(&self) -> String {
-        self.tally
-            .summary(self.job, self.elapsed, self.stop.as_ref(), self.errors_file)
+        self.tally.summary(
+            self.job,
+            self.elapsed,
+            matches!(self.stop, Some(Stop::Closed)),
+            self.errors_file,
+        )
     }
 
     /// The exit code of the lines: 0 when every line gave an output line, 1 when a
@@ -255,33 +394,40 @@ struct Sinks<'o, 'e> {
 }
 
 impl Sinks<'_, '_> {
-    /// Writes what became of the next line and tallies it.
-    fn put(&mut self, tally: &mut Tally, result: Option<Result<Done, Failed>>) -> Result<(), Stop> {
-        tally.lines += 1;
-        let line = tally.lines;
-        match result {
-            None => tally.blank += 1,
-            Some(Ok(done)) => {
-                self.output
-                    .write_all(done.line.as_bytes())
-                    .and_then(|()| self.output.write_all(b"\n"))
-                    .map_err(output_stop)?;
-                tally.outcomes[done.outcome] += 1;
-                if let Some(warning) = &done.warning {
-                    tally.warn(line, warning);
+    /// Writes what became of a chunk's lines, in order, and tallies them: the
+    /// output lines are slices of `text`, one after the other.
+    fn put(&mut self, tally: &mut Tally, entries: Vec<Entry>, text: &[u8]) -> Result<(), Stop> {
+        let mut start = 0;
+        for entry in entries {
+            tally.lines += 1;
+            let line = tally.lines;
+            match entry {
+                Entry::Blank => tally.blank += 1,
+                Entry::Written {
+                    end,
+                    outcome,
+                    warning,
+                } => {
+                    let bytes = text.get(start..end).unwrap_or_default();
+                    start = end;
+                    self.output.write_all(bytes).map_err(output_stop)?;
+                    tally.outcomes[outcome] += 1;
+                    if let Some(warning) = &warning {
+                        tally.warn(line, warning);
+                    }
                 }
-            }
-            Some(Err(failed)) => {
-                let (over, message) = match &failed {
-                    Failed::Bad(message) => (false, message),
-                    Failed::Over(message) => (true, message),
-                };
-                if let Some(file) = self.errors.as_deref_mut() {
-                    let text = super::jsonl::json_string(message);
-                    writeln!(file, r#"{{"line":{line},"error":{text},"over":{over}}}"#)
-                        .map_err(Stop::Errors)?;
+                Entry::Failed(failed) => {
+                    let (over, message) = match &failed {
+                        Failed::Bad(message) => (false, message),
+                        Failed::Over(message) => (true, message),
+                    };
+                    if let Some(file) = self.errors.as_deref_mut() {
+                        let text = super::jsonl::json_string(message);
+                        writeln!(file, r#"{{"line":{line},"error":{text},"over":{over}}}"#)
+                            .map_err(Stop::Errors)?;
+                    }
+                    tally.failed(line, over, message);
                 }
-                tally.failed(line, over, message);
             }
         }
         Ok(())
@@ -327,246 +473,34 @@ where
     }
 }
 
-/// Fills `block` with the next lines (without their line endings). Returns the bytes
-/// read and whether there may be more.
-fn read_block(input: &mut dyn BufRead, block: &mut Vec<Vec<u8>>) -> io::Result<(usize, bool)> {
-    block.clear();
-    let mut bytes = 0usize;
-    while block.len() < BLOCK_LINES && bytes < BLOCK_BYTES {
-        let mut line = Vec::new();
-        let read = input.read_until(b'\n', &mut line)?;
+/// Lines read together, handed to one worker: their bytes one after the other in
+/// one buffer (one allocation a chunk, not one a line), and where each line is in
+/// it, without its line ending.
+#[derive(Debug, Default)]
+struct RawChunk {
+    bytes: Vec<u8>,
+    lines: Vec<Range<usize>>,
+}
+
+/// Fills `chunk` with the next lines. Returns the bytes read and whether there may
+/// be more.
+fn read_chunk(input: &mut dyn BufRead, chunk: &mut RawChunk) -> io::Result<(usize, bool)> {
+    chunk.bytes.clear();
+    chunk.lines.clear();
+    while chunk.lines.len() < CHUNK_LINES && chunk.bytes.len() < CHUNK_BYTES {
+        let start = chunk.bytes.len();
+        let read = input.read_until(b'\n', &mut chunk.bytes)?;
         if read == 0 {
-            return Ok((bytes, false));
+            return Ok((chunk.bytes.len(), false));
         }
-        bytes += read;
-        if line.last() == Some(&b'\n') {
-            line.pop();
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-        }
-        block.push(line);
+        let line = &chunk.bytes[start..];
+        let line = match line.strip_suffix(b"\n") {
+            Some(line) => line.strip_suffix(b"\r").unwrap_or(line),
+            None => line,
+        };
+        chunk.lines.push(start..start + line.len());
     }
-    Ok((bytes, true))
-}
-
-/// The input, the output and the `--errors` file, opened, none of them the same file
-/// as another.
-struct Files {
-    input: Box<dyn BufRead>,
-    input_len: Option<u64>,
-    output: Box<dyn Write>,
-    errors: Option<BufWriter<File>>,
-}
-
-impl Files {
-    /// Opens the three. Nothing is created or truncated before all are known to be
-    /// distinct: an output that is the input (the same file by device and inode: a
-    /// hard link, a symbolic link, the file behind standard input) or `--errors` that
-    /// is the output is refused with nothing written.
-    fn open(io_args: &BatchIo) -> Result<Self, CliError> {
-        let input_path = io_args.input.as_deref().filter(|p| p.as_os_str() != "-");
-        let output_path = io_args.output.as_deref().filter(|p| p.as_os_str() != "-");
-        let (input, input_len, input_id): (Box<dyn BufRead>, _, _) = match input_path {
-            None => (
-                Box::new(BufReader::with_capacity(1 << 20, io::stdin().lock())),
-                None,
-                stdin_id(),
-            ),
-            Some(path) => {
-                let file = File::open(path).map_err(|e| cannot_read(path, &e))?;
-                let meta = file.metadata().ok();
-                let len = meta.as_ref().map(std::fs::Metadata::len);
-                let id = meta.as_ref().and_then(file_id);
-                (Box::new(BufReader::with_capacity(1 << 20, file)), len, id)
-            }
-        };
-        // By device and inode where the system gives them (regular files only), else
-        // by canonical path.
-        let is_input = |id: Option<FileId>, path: Option<&Path>| {
-            if cfg!(unix) {
-                id.is_some() && id == input_id
-            } else {
-                matches!((path, input_path), (Some(a), Some(b)) if same_path(a, b))
-            }
-        };
-        let output_file = output_path.map(Existing::open).transpose()?;
-        match (&output_file, output_path) {
-            (Some(existing), Some(path)) if is_input(existing.id(), Some(path)) => {
-                return Err(CliError::input(format!(
-                    "`--output {}` is the input file: writing would destroy it; write to \
-                     another file",
-                    path.display()
-                )));
-            }
-            (None, _) if is_input(stdout_id(), None) => {
-                return Err(CliError::input(
-                    "standard output is the input file: writing would destroy it; write to \
-                     another file with `--output FILE`",
-                ));
-            }
-            _ => {}
-        }
-        let output_id = match &output_file {
-            Some(existing) => existing.id(),
-            None => stdout_id(),
-        };
-        let errors_file = match io_args.errors.as_deref() {
-            None => None,
-            Some(path) => {
-                let existing = Existing::open(path)?;
-                // Neither there yet: the same name in the same folder.
-                let both_new = existing.file.is_none()
-                    && output_file
-                        .as_ref()
-                        .is_some_and(|output| output.file.is_none());
-                let same_as_output = existing.id().is_some() && existing.id() == output_id
-                    || both_new && output_path.is_some_and(|output| same_new_path(path, output));
-                if is_input(existing.id(), Some(path)) {
-                    return Err(CliError::input(format!(
-                        "`--errors {}` is the input file: writing would destroy it; write the \
-                         errors to another file",
-                        path.display()
-                    )));
-                }
-                if same_as_output {
-                    return Err(CliError::input(format!(
-                        "`--errors {}` is also the output: two writers would overwrite each \
-                         other's lines; write the errors to another file",
-                        path.display()
-                    )));
-                }
-                Some(existing)
-            }
-        };
-        let output: Box<dyn Write> = match output_file {
-            Some(existing) => Box::new(BufWriter::with_capacity(1 << 20, existing.truncate()?)),
-            None => Box::new(BufWriter::with_capacity(1 << 20, io::stdout().lock())),
-        };
-        let errors = match errors_file {
-            Some(existing) => Some(BufWriter::new(existing.truncate()?)),
-            None => None,
-        };
-        Ok(Files {
-            input,
-            input_len,
-            output,
-            errors,
-        })
-    }
-}
-
-/// A file to write, opened without truncating it, or not there yet.
-struct Existing<'p> {
-    path: &'p Path,
-    file: Option<File>,
-}
-
-impl<'p> Existing<'p> {
-    fn open(path: &'p Path) -> Result<Self, CliError> {
-        match OpenOptions::new().write(true).open(path) {
-            Ok(file) => Ok(Existing {
-                path,
-                file: Some(file),
-            }),
-            Err(error) if error.kind() == io::ErrorKind::NotFound => {
-                Ok(Existing { path, file: None })
-            }
-            Err(error) => Err(cannot_write(path, &error)),
-        }
-    }
-
-    /// The file's identity, if it is there and a regular file.
-    fn id(&self) -> Option<FileId> {
-        self.file
-            .as_ref()
-            .and_then(|file| file.metadata().ok())
-            .as_ref()
-            .and_then(file_id)
-    }
-
-    /// The file emptied (or created), to be written from the start. Only a regular
-    /// file is emptied: `/dev/null`, a FIFO or a terminal is written as it is.
-    fn truncate(self) -> Result<File, CliError> {
-        let path = self.path;
-        match self.file {
-            Some(file) if file.metadata().is_ok_and(|meta| meta.is_file()) => file
-                .set_len(0)
-                .map(|()| file)
-                .map_err(|e| cannot_write(path, &e)),
-            Some(file) => Ok(file),
-            None => File::create(path).map_err(|e| cannot_write(path, &e)),
-        }
-    }
-}
-
-/// What makes a file the same file: its device and inode.
-type FileId = (u64, u64);
-
-/// The identity of a regular file (pipes, terminals and `/dev/null` are shared by
-/// design and never "the same file" as another stream).
-#[cfg(unix)]
-fn file_id(meta: &std::fs::Metadata) -> Option<FileId> {
-    use std::os::unix::fs::MetadataExt;
-    meta.is_file().then(|| (meta.dev(), meta.ino()))
-}
-
-#[cfg(not(unix))]
-fn file_id(_meta: &std::fs::Metadata) -> Option<FileId> {
-    None
-}
-
-/// The identity of the file behind standard input, if it is one.
-#[cfg(unix)]
-fn stdin_id() -> Option<FileId> {
-    use std::os::fd::AsFd;
-    let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
-    file_id(&File::from(fd).metadata().ok()?)
-}
-
-/// The identity of the file behind standard output, if it is one.
-#[cfg(unix)]
-fn stdout_id() -> Option<FileId> {
-    use std::os::fd::AsFd;
-    let fd = io::stdout().as_fd().try_clone_to_owned().ok()?;
-    file_id(&File::from(fd).metadata().ok()?)
-}
-
-#[cfg(not(unix))]
-fn stdin_id() -> Option<FileId> {
-    None
-}
-
-#[cfg(not(unix))]
-fn stdout_id() -> Option<FileId> {
-    None
-}
-
-/// Whether two paths that exist name the same file, by their canonical paths (where
-/// device and inode cannot be read).
-fn same_path(a: &Path, b: &Path) -> bool {
-    matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
-}
-
-/// Whether two paths, not yet created, would be the same file: the same name in the
-/// same folder.
-fn same_new_path(a: &Path, b: &Path) -> bool {
-    let key = |path: &Path| {
-        let folder = match path.parent() {
-            Some(folder) if !folder.as_os_str().is_empty() => folder,
-            _ => Path::new("."),
-        };
-        Some(folder.canonicalize().ok()?.join(path.file_name()?))
-    };
-    matches!((key(a), key(b)), (Some(a), Some(b)) if a == b)
-}
-
-fn cannot_write(path: &Path, error: &io::Error) -> CliError {
-    CliError::input(format!(
-        "cannot write `{}`: {}; check that its folder exists and is writable",
-        path.display(),
-        io_message(error)
-    ))
+    Ok((chunk.bytes.len(), true))
 }
 
 /// A progress bar on standard error when it is a terminal; hidden otherwise, so
@@ -590,262 +524,198 @@ fn progress_bar(len: Option<u64>) -> ProgressBar {
     bar
 }
 
-/// Line numbers of one kind: how many, and the first few.
-#[derive(Debug, Default)]
-struct Lines {
-    count: usize,
-    first: Vec<usize>,
-}
-
-impl Lines {
-    fn push(&mut self, line: usize) {
-        self.count += 1;
-        if self.first.len() < LISTED_LINES {
-            self.first.push(line);
-        }
-    }
-
-    /// ` (lines 3, 7-9, …)`: the first line numbers, `…` when there are more.
-    fn numbers(&self) -> String {
-        let more = if self.count > self.first.len() {
-            ", …"
-        } else {
-            ""
-        };
-        format!(" (lines {}{more})", ranges(&self.first))
-    }
-}
-
-/// What happened to the lines: counts, the first line numbers of each kind and the
-/// first messages; its size does not grow with the input.
-#[derive(Debug)]
-pub struct Tally {
-    lines: usize,
-    blank: usize,
-    outcomes: Vec<usize>,
-    bad: Lines,
-    over: Lines,
-    warned: Lines,
-    /// `line N: message` for the first failed lines.
-    messages: Vec<String>,
-    /// `line N: warning: message` for the first lines counted with a warning.
-    warnings: Vec<String>,
-}
-
-impl Tally {
-    fn new(outcomes: usize) -> Self {
-        Tally {
-            lines: 0,
-            blank: 0,
-            outcomes: vec![0; outcomes],
-            bad: Lines::default(),
-            over: Lines::default(),
-            warned: Lines::default(),
-            messages: Vec::new(),
-            warnings: Vec::new(),
-        }
-    }
-
-    fn failed(&mut self, line: usize, over: bool, message: &str) {
-        if over {
-            self.over.push(line);
-        } else {
-            self.bad.push(line);
-        }
-        if self.messages.len() < LISTED_ERRORS {
-            self.messages.push(format!("line {line}: {message}"));
-        }
-    }
-
-    fn warn(&mut self, line: usize, warning: &str) {
-        self.warned.push(line);
-        if self.warnings.len() < LISTED_WARNINGS {
-            self.warnings
-                .push(format!("line {line}: warning: {warning}"));
-        }
-    }
-
-    fn exit_code(&self) -> u8 {
-        if self.bad.count > 0 {
-            EXIT_BAD_INPUT
-        } else if self.over.count > 0 {
-            EXIT_DOES_NOT_FIT
-        } else {
-            0
-        }
-    }
-
-    /// The lines read, blank ones included.
-    pub fn lines(&self) -> usize {
-        self.lines
-    }
-
-    /// The blank lines, skipped.
-    pub fn blank(&self) -> usize {
-        self.blank
-    }
-
-    /// How many output lines each outcome of the job had, in the job's order.
-    pub fn outcomes(&self) -> &[usize] {
-        &self.outcomes
-    }
-
-    /// The lines that were bad input.
-    pub fn bad(&self) -> usize {
-        self.bad.count
-    }
-
-    /// The lines that could not fit their budget.
-    pub fn over(&self) -> usize {
-        self.over.count
-    }
-
-    /// The lines written with a warning that their counts are not exact.
-    pub fn warned(&self) -> usize {
-        self.warned.count
-    }
-
-    /// `ctxbudget batch trim: 1000 lines, 998 written (120 cut, 878 unchanged),
-    /// 2 errors (lines 7, 12) in 0.41 s`, then the first error messages.
-    fn summary(
-        &self,
-        job: Job,
-        elapsed: Duration,
-        stop: Option<&Stop>,
-        errors_file: bool,
-    ) -> String {
-        let written: usize = self.outcomes.iter().sum();
-        let mut out = format!(
-            "ctxbudget {}: {}, {written} written",
-            job.name,
-            plural(self.lines, "line")
-        );
-        if job.outcomes.len() > 1 {
-            let parts: Vec<String> = job
-                .outcomes
-                .iter()
-                .zip(&self.outcomes)
-                .map(|(name, n)| format!("{n} {name}"))
-                .collect();
-            let _ = write!(out, " ({})", parts.join(", "));
-        }
-        if self.over.count > 0 {
-            let _ = write!(
-                out,
-                ", {} over the limit{}",
-                self.over.count,
-                self.over.numbers()
-            );
-        }
-        let _ = write!(out, ", {}", plural(self.bad.count, "error"));
-        if self.bad.count > 0 {
-            out.push_str(&self.bad.numbers());
-        }
-        if self.blank > 0 {
-            let _ = write!(out, ", {} skipped", plural(self.blank, "blank line"));
-        }
-        if self.warned.count > 0 {
-            let _ = write!(
-                out,
-                ", {} not counted exactly{}",
-                self.warned.count,
-                self.warned.numbers()
-            );
-        }
-        let seconds = elapsed.as_secs_f64();
-        #[allow(clippy::cast_precision_loss)]
-        let rate = if seconds > 0.0 {
-            self.lines as f64 / seconds
-        } else {
-            0.0
-        };
-        let _ = writeln!(out, " in {seconds:.2} s ({rate:.0} lines/s)");
-        if let Some(Stop::Closed) = stop {
-            let _ = writeln!(
-                out,
-                "  standard output was closed by its reader: the output stops at or before \
-                 line {}, and the input after it was not read",
-                self.lines
-            );
-        }
-        for message in self.messages.iter().chain(&self.warnings) {
-            let _ = writeln!(out, "  {message}");
-        }
-        let failed = self.bad.count.saturating_add(self.over.count);
-        if failed > self.messages.len() {
-            let rest = failed - self.messages.len();
-            if errors_file {
-                let _ = writeln!(
-                    out,
-                    "  ... and {rest} more (all of them in the --errors file)"
-                );
-            } else {
-                let _ = writeln!(
-                    out,
-                    "  ... and {rest} more (write them all with `--errors ERRORS.jsonl`)"
-                );
-            }
-        }
-        if self.warned.count > self.warnings.len() {
-            let _ = writeln!(
-                out,
-                "  ... and {} more lines not counted exactly",
-                self.warned.count - self.warnings.len()
-            );
-        }
-        out
-    }
-}
-
-/// `1 error`, `2 errors`.
-fn plural(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
-/// Sorted line numbers as ranges: `3, 7-9, 12`.
-fn ranges(lines: &[usize]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut iter = lines.iter().copied().peekable();
-    while let Some(start) = iter.next() {
-        let mut end = start;
-        while iter.peek() == Some(&(end + 1)) {
-            end += 1;
-            iter.next();
-        }
-        parts.push(if end == start {
-            start.to_string()
-        } else {
-            format!("{start}-{end}")
-        });
-    }
-    parts.join(", ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn line_numbers_print_as_ranges() {
-        assert_eq!(ranges(&[]), "");
-        assert_eq!(ranges(&[3]), "3");
-        assert_eq!(ranges(&[3, 7, 8, 9, 12, 13]), "3, 7-9, 12-13");
+    fn blocks_strip_line_endings_and_stop_at_the_end() {
+        let mut input: &[u8] = b"a\r\nb\n\nc";
+        let mut chunk = RawChunk::default();
+        let (bytes, more) = read_chunk(&mut input, &mut chunk).unwrap();
+        assert_eq!(bytes, 7);
+        assert!(!more);
+        let lines: Vec<&[u8]> = chunk
+            .lines
+            .iter()
+            .map(|l| &chunk.bytes[l.clone()])
+            .collect();
+        assert_eq!(lines, [&b"a"[..], b"b", b"", b"c"]);
+    }
+
+    use std::fmt::Write as _;
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicUsize;
+
+    /// Numbered lines, counting how many were read.
+    struct Counted {
+        text: Vec<u8>,
+        at: usize,
+        lines: Arc<AtomicUsize>,
+    }
+
+    impl io::Read for Counted {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = io::BufRead::fill_buf(self)?.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.text[self.at..self.at + n]);
+            self.consume(n);
+            Ok(n)
+        }
+    }
+
+    impl BufRead for Counted {
+        // One line at a time, so that what was read is what was consumed.
+        fn fill_buf(&mut self) -> io::Result<&[u8]> {
+            let rest = &self.text[self.at..];
+            let end = rest
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(rest.len(), |i| i + 1);
+            Ok(&rest[..end])
+        }
+
+        fn consume(&mut self, amount: usize) {
+            let line = &self.text[self.at..self.at + amount];
+            if line.ends_with(b"\n") {
+                self.lines.fetch_add(1, Ordering::SeqCst);
+            }
+            self.at += amount;
+        }
+    }
+
+    /// An output that records, at each line, how far the reading ran ahead.
+    struct Ahead {
+        written: usize,
+        read: Arc<AtomicUsize>,
+        most: usize,
+        out: Vec<u8>,
+    }
+
+    impl Write for Ahead {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            let lines = buf.iter().fold(0, |n, &b| n + usize::from(b == b'\n'));
+            self.written += lines;
+            let ahead = self
+                .read
+                .load(Ordering::SeqCst)
+                .saturating_sub(self.written);
+            self.most = self.most.max(ahead);
+            self.out.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    const JOB: Job = Job {
+        name: "batch test",
+        outcomes: &["done"],
+    };
+
+    /// The numbers from 0, one a line.
+    fn numbered(n: usize) -> String {
+        (0..n).fold(String::new(), |mut text, i| {
+            let _ = writeln!(text, "{i}");
+            text
+        })
+    }
+
+    #[allow(clippy::unnecessary_wraps)] // a handler's signature
+    fn echo(line: &str) -> Result<Done, Failed> {
+        Ok(Done {
+            line: line.to_owned(),
+            outcome: 0,
+            warning: None,
+        })
     }
 
     #[test]
-    fn blocks_strip_line_endings_and_stop_at_the_end() {
-        let mut input: &[u8] = b"a\r\nb\n\nc";
-        let mut block = Vec::new();
-        let (bytes, more) = read_block(&mut input, &mut block).unwrap();
-        assert_eq!(bytes, 7);
-        assert!(!more);
-        assert_eq!(
-            block,
-            vec![b"a".to_vec(), b"b".to_vec(), Vec::new(), b"c".to_vec()]
+    fn reading_runs_ahead_of_writing_by_the_window_at_most() {
+        let n = 20_000;
+        let text = numbered(n);
+        let read = Arc::new(AtomicUsize::new(0));
+        let mut input = Counted {
+            text: text.clone().into_bytes(),
+            at: 0,
+            lines: read.clone(),
+        };
+        let mut output = Ahead {
+            written: 0,
+            read,
+            most: 0,
+            out: Vec::new(),
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let ran = stream(
+            &mut input,
+            &mut output,
+            None,
+            JOB,
+            &echo,
+            &ProgressBar::hidden(),
+            Some(&pool),
         );
+        assert_eq!(ran.tally().lines(), n);
+        assert_eq!(String::from_utf8(output.out).unwrap(), text);
+        let window = usize::try_from(WINDOW_CHUNKS).unwrap() * CHUNK_LINES;
+        assert!(output.most <= window, "{} lines ahead", output.most);
+    }
+
+    #[test]
+    fn lines_are_handled_on_the_pool_and_written_here() {
+        let caller = std::thread::current().id();
+        let elsewhere = AtomicUsize::new(0);
+        let handle = |line: &str| {
+            if std::thread::current().id() != caller {
+                elsewhere.fetch_add(1, Ordering::SeqCst);
+            }
+            echo(line)
+        };
+        let text = numbered(1000);
+        let mut output = Vec::new();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let ran = stream(
+            &mut text.as_bytes(),
+            &mut output,
+            None,
+            JOB,
+            &handle,
+            &ProgressBar::hidden(),
+            Some(&pool),
+        );
+        assert_eq!(ran.tally().lines(), 1000);
+        assert_eq!(elsewhere.load(Ordering::SeqCst), 1000);
+        assert_eq!(output, text.as_bytes());
+    }
+
+    #[test]
+    fn a_pool_of_one_thread_can_run_a_batch_from_inside() {
+        let text = numbered(5000);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let output = pool.install(|| {
+            let mut output = Vec::new();
+            stream(
+                &mut text.as_bytes(),
+                &mut output,
+                None,
+                JOB,
+                &echo,
+                &ProgressBar::hidden(),
+                None,
+            );
+            output
+        });
+        assert_eq!(output, text.as_bytes());
     }
 }

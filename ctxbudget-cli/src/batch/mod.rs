@@ -2,7 +2,9 @@
 //! cores.
 
 mod engine;
+mod files;
 mod jsonl;
+mod tally;
 
 use std::ffi::OsString;
 use std::fmt;
@@ -18,8 +20,10 @@ use crate::error::CliError;
 use crate::fit::{FitSpec, Fitter};
 use crate::input::warn;
 use crate::trim::TrimSpec;
-use engine::{BatchIo, Done, Failed, Job, Ran};
+use engine::{Done, Failed, Ran};
+use files::BatchIo;
 use jsonl::{Line, json_string, parse_line, text_of};
+use tally::Job;
 
 const EXAMPLES: &str = "\
 Each input line is a JSON object whose `text` field holds the text (other fields pass
@@ -155,7 +159,8 @@ impl Batch {
     /// Reads the arguments that follow `ctxbudget batch` (`["trim", "--tokens",
     /// "512"]`) and loads the counter, the trim options or the fitter they name.
     /// `--input`, `--output`, `--errors` and `--threads` are accepted and not used:
-    /// [`run`](Self::run) takes its streams, and runs on the current rayon pool.
+    /// [`run`](Self::run) takes its streams, and handles lines on the current rayon
+    /// pool (the global one outside any).
     ///
     /// # Errors
     ///
@@ -182,7 +187,8 @@ impl Batch {
     /// skipped. Both writers are flushed before it returns. A writer that fails stops
     /// the run (see [`BatchSummary::error`]); one that fails with
     /// [`BrokenPipe`](std::io::ErrorKind::BrokenPipe) ends it without an error, as a
-    /// reader that went away does.
+    /// reader that went away does. The calling thread reads and writes; the pool's
+    /// threads parse, handle and serialize the lines.
     pub fn run(
         &self,
         input: &mut dyn BufRead,
@@ -198,6 +204,7 @@ impl Batch {
             job,
             &|line: &str| handler.line(line),
             &ProgressBar::hidden(),
+            None,
         );
         BatchSummary { ran, job }
     }
@@ -302,7 +309,7 @@ pub fn run(args: &BatchArgs) -> Result<ExitCode, CliError> {
             .filter(|&n| n > 0)
         {
             Some(threads) => (threads, "RAYON_NUM_THREADS="),
-            None => return dispatch(args),
+            None => return dispatch(args, None),
         },
     };
     if threads == 0 {
@@ -325,12 +332,14 @@ pub fn run(args: &BatchArgs) -> Result<ExitCode, CliError> {
         .num_threads(threads)
         .build()
         .map_err(|e| CliError::input(format!("cannot start {threads} threads: {e}")))?;
-    pool.install(|| dispatch(args))
+    dispatch(args, Some(&pool))
 }
 
-fn dispatch(args: &BatchArgs) -> Result<ExitCode, CliError> {
+/// Runs the command on `pool`'s threads (the global pool's when `None`); this
+/// thread reads and writes.
+fn dispatch(args: &BatchArgs, pool: Option<&rayon::ThreadPool>) -> Result<ExitCode, CliError> {
     let handler = Handler::load(&args.command)?;
-    engine::run(args.io(), handler.job(), |line| handler.line(line))
+    engine::run(args.io(), handler.job(), |line| handler.line(line), pool)
 }
 
 impl BatchArgs {

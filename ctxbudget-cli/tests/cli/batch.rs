@@ -111,6 +111,57 @@ fn one_thread_and_all_cores_write_the_same() {
 }
 
 #[test]
+fn more_lines_than_the_window_come_out_in_order_on_two_threads() {
+    // More lines than the engine holds in flight (64 chunks of 64 lines), with bad
+    // and blank lines among them: the output, the error lines and the summary are
+    // those of the input's order, whatever thread handled a line.
+    let n = 10_000;
+    let mut input = String::new();
+    for i in 1..=n {
+        input.push_str(&match i {
+            i if i % 97 == 0 => "[\"bad\"]".to_owned(),
+            i if i % 50 == 0 => String::new(),
+            i => json!({"id": i, "text": "word ".repeat(i % 30)}).to_string(),
+        });
+        input.push('\n');
+    }
+    let bad: Vec<usize> = (1..=n).filter(|i| i % 97 == 0).collect();
+    let blank = (1..=n).filter(|i| i % 50 == 0 && i % 97 != 0).count();
+    let good: Vec<usize> = (1..=n).filter(|i| i % 97 != 0 && i % 50 != 0).collect();
+    let dir = TempDir::new();
+    let errors = dir.path("errors.jsonl");
+    let out = run(
+        &["batch", "count", "-j", "2", "--errors", arg(&errors)],
+        input.as_bytes(),
+    );
+    out.fails(
+        1,
+        &format!(
+            "ctxbudget batch count: {n} lines, {} written, {} errors (lines 97, 194, ",
+            good.len(),
+            bad.len()
+        ),
+    );
+    assert!(out.stderr.contains(&format!("{blank} blank lines skipped")));
+    let written = lines(out.out());
+    let ids: Vec<usize> = written
+        .iter()
+        .map(|l| usize::try_from(l["id"].as_u64().unwrap()).unwrap())
+        .collect();
+    assert_eq!(ids, good);
+    let counter = Tiktoken::o200k_base();
+    for (line, i) in written.iter().zip(&good) {
+        assert_eq!(line["tokens"], counter.count(&"word ".repeat(i % 30)));
+    }
+    let recorded = lines(&std::fs::read_to_string(&errors).unwrap());
+    let numbers: Vec<usize> = recorded
+        .iter()
+        .map(|r| usize::try_from(r["line"].as_u64().unwrap()).unwrap())
+        .collect();
+    assert_eq!(numbers, bad);
+}
+
+#[test]
 fn string_lines_are_texts() {
     let input = "\"Hello there, general reader of this line.\"\n\"short\"\n";
     let counter = Tiktoken::o200k_base();

@@ -85,6 +85,7 @@ fn the_json_report_adds_up() {
             "--max-input",
             "20000",
             "--report-json",
+            "--count-dropped",
         ],
         body(ANTHROPIC).as_bytes(),
     );
@@ -103,6 +104,62 @@ fn the_json_report_adds_up() {
         report["tokens_before"],
         RequestFitter::new(counter.clone()).count(&input).tokens
     );
+}
+
+#[test]
+fn a_drop_only_fit_counts_what_it_drops_only_when_asked() {
+    let input = MessagesRequest::from_json(&body(ANTHROPIC)).unwrap();
+    let args = [
+        "fit",
+        "--drop-only",
+        "--model",
+        "claude-sonnet-4-5",
+        "--max-input",
+        "20000",
+        "--report-json",
+    ];
+    let lean = run(&args, body(ANTHROPIC).as_bytes());
+    let counted = run(
+        &[&args[..], &["--count-dropped"]].concat(),
+        body(ANTHROPIC).as_bytes(),
+    );
+    // The same fit either way: only the report differs.
+    assert_eq!(lean.ok(), counted.ok());
+    let (lean, counted) = (json(&lean.stderr), json(&counted.stderr));
+    for key in ["tokens_after", "kept", "limit", "trimmed"] {
+        assert_eq!(lean[key], counted[key], "{key}");
+    }
+    let indexes = |report: &Value| -> Vec<Value> {
+        let dropped = report["dropped"].as_array().unwrap();
+        dropped.iter().map(|d| d["index"].clone()).collect()
+    };
+    assert_eq!(indexes(&lean), indexes(&counted));
+    assert!(!indexes(&lean).is_empty());
+    // Not asked: the oldest dropped messages are not counted, and the JSON says
+    // so with nulls rather than a figure that would be wrong.
+    assert!(lean["tokens_before"].is_null(), "{lean}");
+    let dropped = lean["dropped"].as_array().unwrap();
+    assert!(dropped.iter().any(|d| d["tokens"].is_null()), "{lean}");
+    assert_eq!(
+        counted["tokens_before"],
+        RequestFitter::new(
+            Model::lookup("claude-sonnet-4-5")
+                .unwrap()
+                .counter()
+                .unwrap()
+        )
+        .count(&input)
+        .tokens
+    );
+    let dropped = counted["dropped"].as_array().unwrap();
+    assert!(dropped.iter().all(|d| d["tokens"].is_u64()), "{counted}");
+
+    // The table says how many went, and that the tokens before are a floor.
+    let table = run(&args[..6], body(ANTHROPIC).as_bytes());
+    assert!(table.stderr.contains("not counted"), "{}", table.stderr);
+    assert!(table.stderr.contains("tokens at least"), "{}", table.stderr);
+    let help = run(&["fit", "--help"], b"");
+    assert!(help.ok().contains("--count-dropped"), "{}", help.ok());
 }
 
 #[test]
