@@ -17,6 +17,7 @@ use std::sync::LazyLock;
 use bpe_openai::Tokenizer;
 
 use super::merge::Ranks;
+use super::pieces::{Pattern, Pieces};
 use super::tiktoken_splits::is_split_point;
 
 static O200K_RANKS: LazyLock<Ranks> = LazyLock::new(|| Ranks::new(&bpe_openai::o200k_base().bpe));
@@ -46,6 +47,8 @@ pub struct Linear {
     /// The vocabulary by bytes: one lookup for a piece that is one token, the
     /// merge loop for other short pieces.
     ranks: &'static Ranks,
+    /// The pattern the pre-tokenizer cuts with, for its byte scan of ASCII text.
+    pattern: Pattern,
 }
 
 impl std::fmt::Debug for Linear {
@@ -63,6 +66,7 @@ impl Linear {
         Linear {
             tokenizer: bpe_openai::o200k_base(),
             ranks: &O200K_RANKS,
+            pattern: Pattern::O200k,
         }
     }
 
@@ -70,6 +74,7 @@ impl Linear {
         Linear {
             tokenizer: bpe_openai::cl100k_base(),
             ranks: &CL100K_RANKS,
+            pattern: Pattern::Cl100k,
         }
     }
 
@@ -193,8 +198,8 @@ impl Linear {
     }
 
     /// The pieces the pre-tokenizer cuts `text` into, each encoded alone.
-    pub(crate) fn pieces(self, text: &str) -> impl Iterator<Item = &str> {
-        self.tokenizer.split(text)
+    pub(crate) fn pieces(self, text: &str) -> Pieces<'_> {
+        Pieces::new(self.pattern, self.tokenizer, text)
     }
 
     /// The length of the first piece of `text` (0 for `""`).

@@ -37,6 +37,8 @@ mod linear;
 #[cfg(feature = "tiktoken")]
 mod merge;
 #[cfg(feature = "tiktoken")]
+mod pieces;
+#[cfg(feature = "tiktoken")]
 pub(crate) use linear::{Linear, PieceWalk, Run};
 #[cfg(feature = "tiktoken")]
 mod tiktoken;
