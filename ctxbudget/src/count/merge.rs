@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 
 /// The longest piece counted by the merge loop: its cost grows with the square of
 /// the piece's length, bounded by this constant, so counting stays linear.
-pub(crate) const SHORT_PIECE: usize = 24;
+pub(crate) const SHORT_PIECE: usize = 8;
 
 /// Every token of an encoding by its bytes; the id is the token's merge rank.
 pub(crate) struct Ranks {
