@@ -5,6 +5,11 @@
 //! super-linear on one long piece (a run of one letter, CJK text without
 //! punctuation, a run of emoji).
 //!
+//! Most of the work is done before either: ASCII pieces are cut by a byte scan of
+//! the patterns' rules (`pieces.rs`), a piece that is one token is counted with one
+//! hash lookup and a piece of a few bytes with `tiktoken`'s merge loop (`merge.rs`);
+//! the regular expression and the backtracking encoder take the rest.
+//!
 //! Besides counting, the engine answers what the trimming engine needs inside a long
 //! piece without split points. Byte-pair encodings have the *prefix property*: any
 //! run of consecutive tokens of the encoding of a text is itself the encoding of the
