@@ -581,9 +581,10 @@ mod tests {
             for text in texts {
                 assert_fast_path_agrees(linear, text);
             }
-            // Every short run of one letter, digit, space or ideograph, whole.
+            // Every run of one letter, digit, space or ideograph across the short
+            // pieces' bound, whole.
             for unit in ["a", "Z", "7", " ", "\n", "日", "👍", "!"] {
-                for n in 1..=SHORT_PIECE {
+                for n in 1..=4 * SHORT_PIECE {
                     assert_fast_path_agrees(linear, &unit.repeat(n));
                 }
             }
