@@ -73,6 +73,79 @@ fn the_corpus_has_the_same_tokens() {
     }
 }
 
+/// `Tiktoken`'s count, and its bounded count, equal to `bpe-openai`'s own `count`
+/// (its pre-tokenizer and backtracking encoder for every piece): what `Tiktoken`
+/// does faster (ASCII pieces cut by a byte scan, a piece that is one token by one
+/// lookup, a short piece by the merge loop) must not change a count.
+fn assert_as_bpe_openai(text: &str) {
+    for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+        let Some(tokenizer) = linear(encoding) else {
+            continue;
+        };
+        let counter = Tiktoken::new(encoding);
+        let count = tokenizer.count(text);
+        assert_eq!(
+            counter.count(text),
+            count,
+            "{encoding} on {:?}",
+            &text[..floor_char_boundary(text, 200)]
+        );
+        assert_eq!(counter.count_within(text, count), Some(count), "{encoding}");
+        if let Some(less) = count.checked_sub(1) {
+            assert_eq!(counter.count_within(text, less), None, "{encoding}");
+        }
+    }
+}
+
+/// The corpus, the fixtures and the worst cases of the fast path: long runs of one
+/// letter, CJK, emoji ZWJ sequences, runs of whitespace and of digits, contractions
+/// and case changes, each alone and glued to the others.
+#[test]
+fn the_fast_path_counts_as_bpe_openai_on_corpus_and_worst_cases() {
+    let mut texts: Vec<String> = FIXTURES
+        .iter()
+        .map(|(_, text)| (*text).to_owned())
+        .collect();
+    texts.extend(
+        ["prose.txt", "markdown.md", "code.txt"]
+            .into_iter()
+            .filter_map(corpus),
+    );
+    let units = [
+        "a".repeat(5000),
+        "Z".repeat(777),
+        "日本語中文字漢".repeat(300),
+        "👨\u{200d}👩\u{200d}👧👩\u{200d}❤\u{fe0f}\u{200d}👨🏳\u{fe0f}\u{200d}🌈".repeat(100),
+        " ".repeat(1000),
+        "\n".repeat(300),
+        " \t\r\n\u{a0}\u{3000}\u{85}\x0b\x0c".repeat(50),
+        "0123456789".repeat(200),
+        "it's I'LL we'Re THEY'VE x'ſ HELLOworld helloWorld ǅa éa a\u{301} 1२3".to_owned(),
+    ];
+    for (i, unit) in units.iter().enumerate() {
+        texts.push(unit.clone());
+        let next = &units[(i + 1) % units.len()];
+        texts.push(format!("{unit}{next}x{unit} {next}"));
+    }
+    for text in &texts {
+        assert_as_bpe_openai(text);
+    }
+}
+
+/// ASCII of every class and the non-ASCII characters beside the byte scan's
+/// decisions (letters, marks, digits, spaces, a long `s` after an apostrophe).
+fn near_ascii() -> impl Strategy<Value = String> {
+    let unit = prop_oneof![
+        "[\\x00-\\x7f]{1,12}",
+        "[a-zA-Z]{1,12}",
+        "[0-9]{1,7}",
+        "[ \\t\\n\\r\\x0b\\x0c]{1,6}",
+        "'[sStTmMdDrRvVlLeE]{1,2}",
+        "[éÉ\u{301}ǅſ日٣२\u{a0}\u{3000}\u{85}👍\u{200d}·]",
+    ];
+    prop::collection::vec(unit, 1..16).prop_map(|units| units.concat())
+}
+
 /// Every shape of the benches, 64 KB of each (tiktoken-rs is super-linear on the
 /// long pieces of some of them), in all four encodings.
 #[test]
@@ -124,6 +197,15 @@ proptest! {
         encoding in 0usize..4,
     ) {
         assert_same(ENCODINGS[encoding], &text);
+    }
+
+    /// `Tiktoken` counts as `bpe-openai` does on any string, in both linear
+    /// encodings.
+    #[test]
+    fn the_fast_path_counts_as_bpe_openai_on_any_string(
+        text in prop_oneof![any::<String>(), near_ascii(), adversarial(), real_slice()],
+    ) {
+        assert_as_bpe_openai(&text);
     }
 
     /// `count_within` is `Some(count)` exactly when the count is within the limit.

@@ -5,6 +5,11 @@
 //! super-linear on one long piece (a run of one letter, CJK text without
 //! punctuation, a run of emoji).
 //!
+//! Most of the work is done before either: ASCII pieces are cut by a byte scan of
+//! the patterns' rules (`pieces.rs`), a piece that is one token is counted with one
+//! hash lookup and a piece of a few bytes with `tiktoken`'s merge loop (`merge.rs`);
+//! the regular expression and the backtracking encoder take the rest.
+//!
 //! Besides counting, the engine answers what the trimming engine needs inside a long
 //! piece without split points. Byte-pair encodings have the *prefix property*: any
 //! run of consecutive tokens of the encoding of a text is itself the encoding of the
@@ -12,9 +17,16 @@
 //! stretch gives the exact count of every prefix (and suffix) that ends at one of its
 //! token boundaries, at the cost of one count.
 
+use std::sync::LazyLock;
+
 use bpe_openai::Tokenizer;
 
+use super::merge::Ranks;
+use super::pieces::{Pattern, Pieces};
 use super::tiktoken_splits::is_split_point;
+
+static O200K_RANKS: LazyLock<Ranks> = LazyLock::new(|| Ranks::new(&bpe_openai::o200k_base().bpe));
+static CL100K_RANKS: LazyLock<Ranks> = LazyLock::new(|| Ranks::new(&bpe_openai::cl100k_base().bpe));
 
 /// How a stretch of text compares with a budget, its pieces counted one by one from
 /// the kept side (see [`Linear::walk_head`]).
@@ -37,6 +49,11 @@ pub(crate) enum PieceWalk {
 #[derive(Clone, Copy)]
 pub struct Linear {
     tokenizer: &'static Tokenizer,
+    /// The vocabulary by bytes: one lookup for a piece that is one token, the
+    /// merge loop for other short pieces.
+    ranks: &'static Ranks,
+    /// The pattern the pre-tokenizer cuts with, for its byte scan of ASCII text.
+    pattern: Pattern,
 }
 
 impl std::fmt::Debug for Linear {
@@ -53,20 +70,34 @@ impl Linear {
     pub(crate) fn o200k_base() -> Self {
         Linear {
             tokenizer: bpe_openai::o200k_base(),
+            ranks: &O200K_RANKS,
+            pattern: Pattern::O200k,
         }
     }
 
     pub(crate) fn cl100k_base() -> Self {
         Linear {
             tokenizer: bpe_openai::cl100k_base(),
+            ranks: &CL100K_RANKS,
+            pattern: Pattern::Cl100k,
         }
     }
 
     /// The exact count of `text`, equal to `tiktoken`'s `encode_ordinary(text).len()`.
     pub(crate) fn count(self, text: &str) -> usize {
         self.pieces(text)
-            .map(|piece| self.tokenizer.bpe.count(piece.as_bytes()))
+            .map(|piece| self.piece_count(piece.as_bytes()))
             .sum()
+    }
+
+    /// The count of one piece: a hash lookup if it is one token, the merge loop on
+    /// the stack if it is short, the linear encoder otherwise.
+    #[inline]
+    fn piece_count(self, piece: &[u8]) -> usize {
+        match self.ranks.count(piece) {
+            Some(count) => count,
+            None => self.tokenizer.bpe.count(piece),
+        }
     }
 
     /// `Some(count(text))` when it is at most `limit`, else `None`, stopping at the
@@ -83,7 +114,7 @@ impl Linear {
             if piece.len() / MAX_TOKEN_BYTES > left {
                 return None;
             }
-            total += self.tokenizer.bpe.count(piece.as_bytes());
+            total += self.piece_count(piece.as_bytes());
             if total > limit {
                 return None;
             }
@@ -103,7 +134,7 @@ impl Linear {
         for piece in self.pieces(text) {
             end += piece.len();
             if !over {
-                total = total.saturating_add(self.tokenizer.bpe.count(piece.as_bytes()));
+                total = total.saturating_add(self.piece_count(piece.as_bytes()));
                 over = total > limit;
             }
             if end < text.len() && is_split_point(text, end) {
@@ -140,7 +171,7 @@ impl Linear {
             start -= length;
             if !over {
                 let piece = &text.as_bytes()[start..end];
-                total = total.saturating_add(self.tokenizer.bpe.count(piece));
+                total = total.saturating_add(self.piece_count(piece));
                 over = total > limit;
             }
             if start > 0 && is_split_point(text, start) {
@@ -172,8 +203,8 @@ impl Linear {
     }
 
     /// The pieces the pre-tokenizer cuts `text` into, each encoded alone.
-    pub(crate) fn pieces(self, text: &str) -> impl Iterator<Item = &str> {
-        self.tokenizer.split(text)
+    pub(crate) fn pieces(self, text: &str) -> Pieces<'_> {
+        Pieces::new(self.pattern, self.tokenizer, text)
     }
 
     /// The length of the first piece of `text` (0 for `""`).
@@ -192,6 +223,9 @@ impl Linear {
     /// The byte offsets in `bytes` at which the tokens of its encoding (as one piece)
     /// end, in order; the last one is `bytes.len()`.
     pub(crate) fn token_ends(self, bytes: &[u8]) -> Vec<usize> {
+        if let Some(ends) = self.ranks.token_ends(bytes) {
+            return ends;
+        }
         let bpe = &self.tokenizer.bpe;
         let mut end = 0;
         bpe.encode_via_backtracking(bytes)
@@ -310,6 +344,7 @@ fn is_one_case_letter_run(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::merge::SHORT_PIECE;
     use super::*;
 
     #[test]
@@ -487,6 +522,102 @@ mod tests {
             assert!(!is_known_one_piece("👨\u{fe0f}\u{200d}👩"));
             assert!(is_known_one_piece("👨\u{200d}👩\u{fe0f}"));
             assert!(!is_known_one_piece("日本a"));
+        }
+    }
+
+    /// What the encoder alone (`bpe`'s backtracking encoder) makes of one piece:
+    /// its count and the ends of its tokens.
+    fn encoder_alone(linear: Linear, piece: &[u8]) -> (usize, Vec<usize>) {
+        let bpe = &linear.tokenizer.bpe;
+        let mut end = 0;
+        let ends = bpe
+            .encode_via_backtracking(piece)
+            .into_iter()
+            .map(|token| {
+                end += bpe.token_len(token);
+                end
+            })
+            .collect();
+        (bpe.count(piece), ends)
+    }
+
+    /// The fast path (a lookup, the merge loop) against the encoder alone, piece by
+    /// piece: the same count, token ends and ids.
+    fn assert_fast_path_agrees(linear: Linear, text: &str) {
+        let bpe = &linear.tokenizer.bpe;
+        for piece in linear.pieces(text) {
+            let bytes = piece.as_bytes();
+            let (count, ends) = encoder_alone(linear, bytes);
+            assert_eq!(linear.piece_count(bytes), count, "{piece:?}");
+            assert_eq!(linear.token_ends(bytes), ends, "{piece:?}");
+            if let Some(ids) = linear.ranks.encode(bytes) {
+                assert_eq!(ids, bpe.encode_via_backtracking(bytes), "{piece:?}");
+            }
+        }
+        assert_eq!(linear.count(text), linear.tokenizer.count(text));
+        let (count, ends) = encoder_alone(linear, text.as_bytes());
+        if let Some(fast) = linear.ranks.count(text.as_bytes()) {
+            assert_eq!(fast, count, "{text:?}");
+        }
+        assert_eq!(linear.token_ends(text.as_bytes()), ends, "{text:?}");
+    }
+
+    /// Every piece of the fixtures and of adversarial text, in both encodings.
+    #[test]
+    fn the_fast_path_counts_as_the_encoder_on_fixtures_and_worst_cases() {
+        let texts = [
+            include_str!("../../../tests/fixtures/prose.txt"),
+            include_str!("../../../tests/fixtures/code.txt"),
+            include_str!("../../../tests/fixtures/multilingual.txt"),
+            include_str!("../../../tests/fixtures/markdown.md"),
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            "日本語のテキストは句読点なしで長く続くことがある中文字漢",
+            "👨\u{200d}👩\u{200d}👧👩\u{200d}❤\u{fe0f}\u{200d}👨🏳\u{fe0f}\u{200d}🌈👋🏾🇯🇵",
+            "      \t\t\n\n\n   \r\n \u{a0}\u{3000}  x",
+            "1234567890123 0.000001 3.14159265358979 1,000,000",
+            "QmFzZTY0IGlzIGEgZ3JvdXAgb2YgYmluYXJ5LXRvLXRleHQ+/==",
+        ];
+        for linear in [Linear::o200k_base(), Linear::cl100k_base()] {
+            for text in texts {
+                assert_fast_path_agrees(linear, text);
+            }
+            // Every run of one letter, digit, space or ideograph across the short
+            // pieces' bound, whole.
+            for unit in ["a", "Z", "7", " ", "\n", "日", "👍", "!"] {
+                for n in 1..=4 * SHORT_PIECE {
+                    assert_fast_path_agrees(linear, &unit.repeat(n));
+                }
+            }
+        }
+    }
+
+    /// Every token of the vocabulary is one token for the fast path.
+    #[test]
+    fn every_token_is_one_lookup() {
+        for linear in [Linear::o200k_base(), Linear::cl100k_base()] {
+            let bpe = &linear.tokenizer.bpe;
+            for id in (0..bpe.num_tokens()).filter_map(|id| u32::try_from(id).ok()) {
+                let bytes = bpe.token_bytes(id);
+                assert_eq!(linear.ranks.token(bytes), Some(id));
+                assert_eq!(linear.piece_count(bytes), 1);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// Any string, and any short string of the bytes that make the merge loop
+        /// work (letters, digits, marks, spaces, CJK, emoji), in both encodings.
+        #[test]
+        fn the_fast_path_counts_as_the_encoder_on_any_string(
+            any in "\\PC{0,80}",
+            short in "[a-zA-Z0-9 '.,\n日本語é\u{301}👍🏽\u{200d}]{1,30}",
+        ) {
+            for linear in [Linear::o200k_base(), Linear::cl100k_base()] {
+                assert_fast_path_agrees(linear, &any);
+                assert_fast_path_agrees(linear, &short);
+            }
         }
     }
 

@@ -35,6 +35,10 @@ pub use encoding::UnknownEncoding;
 #[cfg(feature = "tiktoken")]
 mod linear;
 #[cfg(feature = "tiktoken")]
+mod merge;
+#[cfg(feature = "tiktoken")]
+mod pieces;
+#[cfg(feature = "tiktoken")]
 pub(crate) use linear::{Linear, PieceWalk, Run};
 #[cfg(feature = "tiktoken")]
 mod tiktoken;

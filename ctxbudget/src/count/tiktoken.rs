@@ -73,8 +73,9 @@ pub struct UnknownModel {
 /// Exact token counts of OpenAI's encodings.
 ///
 /// The count of a text equals Python `tiktoken`'s `len(enc.encode_ordinary(text))`.
-/// `o200k_base` and `cl100k_base` are counted by `bpe-openai`, in time linear in the
-/// text whatever it holds (tiktoken's own algorithm is super-linear on one long
+/// `o200k_base` and `cl100k_base` are counted with `bpe-openai`'s vocabularies and
+/// linear encoder (a piece that is one token costs one lookup), in time linear in
+/// the text whatever it holds (tiktoken's own algorithm is super-linear on one long
 /// piece, such as a run of one letter or of CJK text without punctuation), with the
 /// token ids of `tiktoken-rs`; the legacy `p50k_base` and `r50k_base` by
 /// `tiktoken-rs`. The vocabulary of each encoding is built once per process, on
