@@ -44,19 +44,27 @@ fn assert_same(encoding: Encoding, text: &str) {
             &text[..floor_char_boundary(text, 200)]
         );
     }
+    assert_counts(encoding, text, expected.len());
+}
+
+/// `Tiktoken`'s count of `text` is `count`, and its bounded count finds it at
+/// `count` and not one below.
+fn assert_counts(encoding: Encoding, text: &str, count: usize) {
     let counter = Tiktoken::new(encoding);
-    let count = expected.len();
-    assert_eq!(counter.count(text), count, "{encoding}");
+    assert_eq!(
+        counter.count(text),
+        count,
+        "{encoding} on {:?}",
+        &text[..floor_char_boundary(text, 200)]
+    );
     assert_eq!(counter.count_within(text, count), Some(count), "{encoding}");
     if let Some(less) = count.checked_sub(1) {
         assert_eq!(counter.count_within(text, less), None, "{encoding}");
     }
 }
 
-/// The three corpus files whole (the shipped fixtures when the corpus is not
-/// there) and the multilingual fixture.
-#[test]
-fn the_corpus_has_the_same_tokens() {
+/// The fixtures and the three corpus files whole (when the corpus is there).
+fn corpus_and_fixtures() -> Vec<String> {
     let mut texts: Vec<String> = FIXTURES
         .iter()
         .map(|(_, text)| (*text).to_owned())
@@ -66,6 +74,14 @@ fn the_corpus_has_the_same_tokens() {
             .into_iter()
             .filter_map(corpus),
     );
+    texts
+}
+
+/// The three corpus files whole (the shipped fixtures when the corpus is not
+/// there) and the multilingual fixture.
+#[test]
+fn the_corpus_has_the_same_tokens() {
+    let texts = corpus_and_fixtures();
     for text in &texts {
         for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
             assert_same(encoding, text);
@@ -82,18 +98,7 @@ fn assert_as_bpe_openai(text: &str) {
         let Some(tokenizer) = linear(encoding) else {
             continue;
         };
-        let counter = Tiktoken::new(encoding);
-        let count = tokenizer.count(text);
-        assert_eq!(
-            counter.count(text),
-            count,
-            "{encoding} on {:?}",
-            &text[..floor_char_boundary(text, 200)]
-        );
-        assert_eq!(counter.count_within(text, count), Some(count), "{encoding}");
-        if let Some(less) = count.checked_sub(1) {
-            assert_eq!(counter.count_within(text, less), None, "{encoding}");
-        }
+        assert_counts(encoding, text, tokenizer.count(text));
     }
 }
 
@@ -102,15 +107,7 @@ fn assert_as_bpe_openai(text: &str) {
 /// and case changes, each alone and glued to the others.
 #[test]
 fn the_fast_path_counts_as_bpe_openai_on_corpus_and_worst_cases() {
-    let mut texts: Vec<String> = FIXTURES
-        .iter()
-        .map(|(_, text)| (*text).to_owned())
-        .collect();
-    texts.extend(
-        ["prose.txt", "markdown.md", "code.txt"]
-            .into_iter()
-            .filter_map(corpus),
-    );
+    let mut texts = corpus_and_fixtures();
     let units = [
         "a".repeat(5000),
         "Z".repeat(777),
