@@ -16,6 +16,7 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::sync::LazyLock;
 
+use ctxbudget::chat::edit::Edits;
 use ctxbudget::chat::{ChatFormat, ChatMessage, Role};
 use ctxbudget::count::HuggingFace;
 use ctxbudget::request::anthropic::{
@@ -447,6 +448,81 @@ fn thinking_of_earlier_turns_counts_only_where_the_model_keeps_it() {
     );
     session.messages_mut();
     assert_eq!(thinking_tokens(&session).iter().sum::<usize>(), last_turn);
+}
+
+/// A session whose last turn is a tool loop with a result too long to keep, after
+/// a question asked with the result of a call whose turn began with thinking: that
+/// turn's thinking, which the model strips, counts again once the loop is dropped.
+/// Each word of the thinking and of the result is repeated `thinking` and
+/// `result` times.
+fn earlier_thinking(thinking: usize, result: usize) -> MessagesRequest {
+    let words = |word: &str, n: usize| vec![word; n].join(" ");
+    let body = json!({
+        "model": "claude-3-5-haiku-latest",
+        "max_tokens": 10,
+        "thinking": {"type": "adaptive"},
+        "messages": [
+            {"role": "user", "content": "the task"},
+            {"role": "assistant", "content": [
+                {"type": "thinking", "thinking": words("hmm", thinking), "signature": "c2ln"},
+                {"type": "tool_use", "id": "toolu_0", "name": "read", "input": {}}
+            ]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_0", "content": "a short result"},
+                {"type": "text", "text": "and the next question"}
+            ]},
+            {"role": "assistant", "content": [
+                {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {}}
+            ]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": words("line", result)}
+            ]}
+        ]
+    });
+    MessagesRequest::from_json(&body.to_string()).unwrap()
+}
+
+#[test]
+fn dropping_later_turns_counts_earlier_thinking_again() {
+    let request = earlier_thinking(40, 500);
+    let whole = RequestFitter::new(words).count(&request).tokens;
+    // The first three messages as a request of their own: the thinking counts.
+    let mut first_three = request.clone();
+    first_three.messages_mut().truncate(3);
+    let first_three = RequestFitter::new(words).count(&first_three).tokens;
+    assert!(first_three > whole - 500, "{first_three} {whole}");
+    for edits in [
+        Edits::none(),
+        Edits::default().keep_thinking().no_truncation(),
+    ] {
+        // Room for them with their thinking: the loop goes, and the report counts
+        // the thinking.
+        let fitter = RequestFitter::new(words)
+            .with_max_input(first_three)
+            .with_count_dropped(true)
+            .with_edits(edits.clone());
+        let fitted = fitter.fit(request.clone()).unwrap();
+        let report = &fitted.report;
+        assert_eq!(fitted.request.messages().len(), 3, "{report}");
+        assert_eq!(report.tokens_after, first_three, "{report}");
+        assert_eq!(fitter.count(&fitted.request).tokens, first_three);
+        if edits.is_none() {
+            let dropped: usize = report.dropped.iter().filter_map(|d| d.tokens).sum();
+            assert_eq!(report.tokens_before, Some(whole));
+            assert_eq!(dropped + first_three - 40, whole, "{report}");
+        }
+        // Room for them without it only: they must stay, and do not fit.
+        let fitter = fitter.with_max_input(first_three - 1);
+        match fitter.fit(request.clone()) {
+            Err(RequestError::DoesNotFit {
+                needed,
+                limit,
+                over,
+                ..
+            }) => assert_eq!((needed, limit, over), (first_three, first_three - 1, 1)),
+            other => panic!("{:?}", other.map(|f| f.report)),
+        }
+    }
 }
 
 fn bad(json: &str) -> RequestError {

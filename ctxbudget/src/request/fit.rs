@@ -5,6 +5,7 @@ mod counted;
 mod cut;
 mod edits;
 mod must_stay;
+mod rises;
 mod trim;
 
 use trim::{TrimSetup, trim};
@@ -426,6 +427,8 @@ impl<C: TokenCounter> RequestFitter<C> {
                     Some(sum.saturating_add(d.tokens?))
                 }),
         };
+        let pin = edit_report.is_some() && self.edits.pins_task();
+        let trimmed = rises::settle_rises(&request, trimmed, pin, setup)?;
         if let Some(keep) = &trimmed.keep {
             request.retain_messages(keep);
         }

@@ -172,6 +172,24 @@ pub trait WireRequest: Sized {
     /// `keep` has one entry per message.
     fn retain_messages(&mut self, keep: &[bool]);
 
+    /// For a format where what a message costs depends on the messages after it,
+    /// how much each message's count rises once only the messages of `keep` are
+    /// left (one entry per message; 0 for a dropped one); with `keep` `None`, the
+    /// most it can rise by, whatever is dropped. `None` (the default) when no
+    /// message's cost depends on what follows it.
+    ///
+    /// Anthropic's: the thinking of earlier turns, which models that keep only the
+    /// last turns' thinking do not count, counts again once the turns after it are
+    /// dropped. A fit checks what it kept with this, so that its report recounts.
+    fn count_rises<C: TokenCounter + ?Sized>(
+        &self,
+        keep: Option<&[bool]>,
+        counter: &C,
+    ) -> Option<Vec<usize>> {
+        let _ = (keep, counter);
+        None
+    }
+
     /// The `model` field, if the body has one.
     fn model(&self) -> Option<&str>;
 

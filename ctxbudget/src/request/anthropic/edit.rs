@@ -36,6 +36,27 @@ impl AnthropicMessage {
                 .nth(index),
         }
     }
+
+    /// What its `thinking` and `redacted_thinking` blocks cost, whether they
+    /// count in this request or not.
+    fn all_thinking_tokens<C: TokenCounter + ?Sized>(&self, counter: &C) -> usize {
+        self.blocks()
+            .iter()
+            .filter(|b| is_thinking(b))
+            .fold(0usize, |sum, b| {
+                sum.saturating_add(block_tokens(b, counter, true))
+            })
+    }
+
+    /// What its thinking would add to its count, were it counted: 0 when it
+    /// already is.
+    pub(super) fn uncounted_thinking_tokens<C: TokenCounter + ?Sized>(&self, counter: &C) -> usize {
+        if self.counts_thinking() {
+            0
+        } else {
+            self.all_thinking_tokens(counter)
+        }
+    }
 }
 
 /// Results are the `tool_result` blocks, in order; thinking is dropped from an
@@ -90,12 +111,7 @@ impl EditableMessage for AnthropicMessage {
         if !self.counts_thinking() {
             return 0;
         }
-        self.blocks()
-            .iter()
-            .filter(|b| is_thinking(b))
-            .fold(0usize, |sum, b| {
-                sum.saturating_add(block_tokens(b, counter, true))
-            })
+        self.all_thinking_tokens(counter)
     }
 
     fn count_split<C: TokenCounter + ?Sized>(

@@ -230,27 +230,52 @@ impl MessagesRequest {
     /// from the retention: an assistant message counts its thinking when it belongs
     /// to one of the last `n` assistant turns.
     pub(super) fn mark_thinking(&mut self) {
-        let retention = self.thinking_retention();
-        let mut turns = 0usize;
-        let mut in_turn = false;
+        let mut turns = LatestTurns::new(self.thinking_retention());
         for message in self.messages.iter_mut().rev() {
-            let counts = match (message.role, retention) {
-                (AnthropicRole::User, _) => {
-                    if message.opens_turn() {
-                        in_turn = false;
-                    }
-                    true
-                }
-                (AnthropicRole::Assistant, ThinkingRetention::All) => true,
-                (AnthropicRole::Assistant, ThinkingRetention::LastTurns(n)) => {
-                    if !in_turn {
-                        in_turn = true;
-                        turns = turns.saturating_add(1);
-                    }
-                    turns <= n
-                }
-            };
+            let counts = turns.counts_thinking(message);
             message.set_counts_thinking(counts);
+        }
+    }
+}
+
+/// Walks a request's messages from the last to the first and says whose thinking
+/// counts under a [`ThinkingRetention`]: user messages always (they have none),
+/// assistant messages when they belong to one of the last `n` assistant turns.
+struct LatestTurns {
+    retention: ThinkingRetention,
+    /// The assistant turns met so far.
+    turns: usize,
+    /// Whether the walk is inside an assistant turn (no user message that opens a
+    /// turn since the last assistant message).
+    in_turn: bool,
+}
+
+impl LatestTurns {
+    fn new(retention: ThinkingRetention) -> Self {
+        Self {
+            retention,
+            turns: 0,
+            in_turn: false,
+        }
+    }
+
+    /// Whether `message`, the one before the last one given, counts its thinking.
+    fn counts_thinking(&mut self, message: &AnthropicMessage) -> bool {
+        match (message.role, self.retention) {
+            (AnthropicRole::User, _) => {
+                if message.opens_turn() {
+                    self.in_turn = false;
+                }
+                true
+            }
+            (AnthropicRole::Assistant, ThinkingRetention::All) => true,
+            (AnthropicRole::Assistant, ThinkingRetention::LastTurns(n)) => {
+                if !self.in_turn {
+                    self.in_turn = true;
+                    self.turns = self.turns.saturating_add(1);
+                }
+                self.turns <= n
+            }
         }
     }
 }
@@ -381,6 +406,33 @@ impl WireRequest for MessagesRequest {
 
     /// Keeps the messages whose `keep[i]` is true; a message past the end of `keep`
     /// is kept. Then works out again whose thinking counts.
+    /// The thinking of earlier turns: on a model that keeps only the last turns'
+    /// thinking ([`ThinkingRetention::LastTurns`]), dropping later turns brings an
+    /// earlier turn into the last ones, and its thinking counts again.
+    fn count_rises<C: TokenCounter + ?Sized>(
+        &self,
+        keep: Option<&[bool]>,
+        counter: &C,
+    ) -> Option<Vec<usize>> {
+        if self.thinking_retention() == ThinkingRetention::All {
+            return None;
+        }
+        let mut rises = vec![0; self.messages.len()];
+        let mut turns = LatestTurns::new(self.thinking_retention());
+        for (i, message) in self.messages.iter().enumerate().rev() {
+            let kept = keep.is_none_or(|keep| keep.get(i).copied().unwrap_or(true));
+            if !kept {
+                continue;
+            }
+            // Without `keep`, the most it can rise by: every thinking block counts.
+            let counts = keep.is_none() || turns.counts_thinking(message);
+            if counts && !message.counts_thinking() {
+                rises[i] = message.uncounted_thinking_tokens(counter);
+            }
+        }
+        Some(rises)
+    }
+
     fn retain_messages(&mut self, keep: &[bool]) {
         let mut index = 0;
         self.messages.retain(|_| {

@@ -98,14 +98,25 @@ pub(super) fn trim_edited<M: ChatMessage>(
     pin: bool,
     setup: TrimSetup<'_>,
 ) -> Result<Trim, RequestError> {
-    let wrapped = Precounted::wrap(messages, edited.content_tokens());
-    // Every message was counted by the engine: what a dropped one costs is known.
+    trim_precounted(messages, edited.content_tokens(), pin, setup)
+}
+
+/// [`trim_edited`] with what each message's content costs given
+/// (`content_tokens`, one entry per message).
+pub(super) fn trim_precounted<M: ChatMessage>(
+    messages: &[M],
+    content_tokens: &[usize],
+    pin: bool,
+    setup: TrimSetup<'_>,
+) -> Result<Trim, RequestError> {
+    let wrapped = Precounted::wrap(messages, content_tokens);
+    // Every message was counted: what a dropped one costs is known.
     let setup = TrimSetup {
         count_dropped: true,
         ..setup
     };
     if let Some(task) = pin.then(|| pinned_task(&wrapped)).flatten() {
-        let task_tokens = edited.message_tokens().get(task).copied().unwrap_or(0);
+        let task_tokens = setup.format.message_tokens(setup.counter, &wrapped[task]);
         let rest: Vec<Precounted<'_, M>> = (wrapped.iter().enumerate())
             .filter(|&(i, _)| i != task)
             .map(|(_, m)| Precounted {
