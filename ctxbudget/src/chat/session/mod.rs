@@ -303,9 +303,10 @@ impl<M: ChatMessage, C: TokenCounter> ChatSession<M, C> {
     /// starts, after its system messages, on a user message; past the latest user
     /// message, the carried message leads (when it is carried with the tool call its
     /// results answer, the nearest user message before that call that is not a
-    /// result is carried too, and leads). Anthropic's API accepts a first message
-    /// from the assistant, but Amazon Bedrock rejects it ("first message must use the
-    /// user role"): set this for Claude on Bedrock, or wherever a validator insists.
+    /// result is carried too, and leads). Anthropic's API rejects a first message
+    /// from the assistant (`messages: first message must use the "user" role`, and
+    /// the request module's Anthropic validation says so too), as does Amazon
+    /// Bedrock: set this for Claude, or wherever a validator insists.
     ///
     /// With `false` (the default) the cut lands before any unit, which frees room
     /// in finer steps: in an agent session whose user speaks every 25 turns, cuts
