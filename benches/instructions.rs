@@ -10,7 +10,7 @@
 //! ```
 //!
 //! An optional last argument picks another counter than `o200k` (`Tiktoken`):
-//! `hf-anthropic`, `hf-mistral-v1` (Hugging Face `tokenizer.json` files) or
+//! `hf-anthropic`, `hf-mistral-v1`, `hf-deepseek-v4` (Hugging Face `tokenizer.json` files) or
 //! `tekken` (Mistral Nemo's), from `tests/fixtures/tokenizers/`; then `contender`
 //! is `ctxbudget` or `floor` (one count of what it keeps, with the same counter).
 //!
@@ -162,6 +162,9 @@ fn other_counter(
         }
         "hf-mistral-v1" => Box::new(
             HuggingFace::from_bytes(gunzip("mistral-v1-tokenizer.json.gz")).expect("loads"),
+        ),
+        "hf-deepseek-v4" => Box::new(
+            HuggingFace::from_bytes(gunzip("deepseek-v4-tokenizer.json.gz")).expect("loads"),
         ),
         "tekken" => Box::new(Tekken::from_bytes(gunzip("tekken_240718.json.gz")).expect("loads")),
         other => panic!("unknown counter {other}"),

@@ -2,9 +2,11 @@
 //! count of just the kept text with the same counter.
 //!
 //! Counters: Anthropic's `tokenizer.json` (NFKC + `ByteLevel`), Mistral 7B's
-//! converted `tokenizer.json` (`Metaspace` without `split`) and Mistral Nemo's
+//! converted `tokenizer.json` (`Metaspace` without `split`), DeepSeek V4's
+//! `tokenizer.json` (digit, CJK and word `Split` stages) and Mistral Nemo's
 //! `tekken_240718.json`, all from `tests/fixtures/tokenizers/`. Inputs: the shipped
-//! prose, Markdown and code fixtures, each repeated to 1 MB.
+//! prose, Markdown and code fixtures, each repeated to 1 MB (and, for DeepSeek,
+//! the multilingual one, for its CJK stage).
 //!
 //! Run with `cargo bench --bench tokenizers`. Ids:
 //! `tokenizers/<counter>/<input>/<approach>/<budget>` where approach is `head` and
@@ -23,7 +25,7 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use ctxbudget::count::{HuggingFace, Tekken};
 use ctxbudget::{Keep, TokenCounter, TrimOptions, trim_with};
-use ctxbudget_tests::{CODE, MARKDOWN, PROSE, floor_char_boundary};
+use ctxbudget_tests::{CODE, MARKDOWN, MULTILINGUAL, PROSE, floor_char_boundary};
 
 const BUDGETS: [usize; 3] = [512, 4_096, 32_768];
 const MB: usize = 1_000_000;
@@ -52,8 +54,15 @@ fn sized(text: &str, size: usize) -> String {
     out
 }
 
-fn bench_counter(c: &mut Criterion, name: &str, counter: &dyn TokenCounter) {
-    for (input, text) in [("prose", PROSE), ("markdown", MARKDOWN), ("code", CODE)] {
+const INPUTS: [(&str, &str); 3] = [("prose", PROSE), ("markdown", MARKDOWN), ("code", CODE)];
+
+fn bench_counter(
+    c: &mut Criterion,
+    name: &str,
+    counter: &dyn TokenCounter,
+    inputs: &[(&str, &str)],
+) {
+    for &(input, text) in inputs {
         let text = sized(text, MB);
         let mut group = c.benchmark_group(format!("tokenizers/{name}/{input}-1MB"));
         group.sample_size(10);
@@ -84,9 +93,14 @@ fn bench_tokenizers(c: &mut Criterion) {
         .expect("the Mistral tokenizer loads");
     let tekken =
         Tekken::from_bytes(gunzip("tekken_240718.json.gz")).expect("the Tekken file loads");
-    bench_counter(c, "hf-anthropic", &anthropic);
-    bench_counter(c, "hf-mistral-v1", &mistral);
-    bench_counter(c, "tekken", &tekken);
+    let deepseek = HuggingFace::from_bytes(gunzip("deepseek-v4-tokenizer.json.gz"))
+        .expect("the DeepSeek tokenizer loads");
+    bench_counter(c, "hf-anthropic", &anthropic, &INPUTS);
+    bench_counter(c, "hf-mistral-v1", &mistral, &INPUTS);
+    let mut with_cjk = INPUTS.to_vec();
+    with_cjk.push(("multilingual", MULTILINGUAL));
+    bench_counter(c, "hf-deepseek-v4", &deepseek, &with_cjk);
+    bench_counter(c, "tekken", &tekken, &INPUTS);
 }
 
 criterion_group!(benches, bench_tokenizers);

@@ -36,7 +36,7 @@ static FILE: LazyLock<Vec<u8>> = LazyLock::new(|| gunzip("tekken_240718.json.gz"
 
 static TEKKEN: LazyLock<Tekken> = LazyLock::new(|| Tekken::from_bytes(&*FILE).unwrap());
 
-/// `mistral-common`'s `len(Tekkenizer.encode(text, bos=False, eos=False))` for 234
+/// `mistral-common`'s `len(Tekkenizer.encode(text, bos=False, eos=False))` for 241
 /// texts: slices of the fixtures and adversarial strings (special-looking text too).
 #[test]
 fn counts_equal_mistral_common() {

@@ -19,7 +19,8 @@ mod growth;
 
 use super::TokenCounter;
 use super::splits::{
-    PieceRule, SplitRule, ceil_char_boundary, floor_char_boundary, is_known_pattern,
+    IsolatedRuns, PieceRule, SplitRule, ceil_char_boundary, floor_char_boundary, is_deepseek_words,
+    is_known_pattern, isolated_run,
 };
 use super::tokenizer_file::{self, TokenizerFileError, TokenizerSource};
 
@@ -78,7 +79,8 @@ const KIND: &str = "Hugging Face tokenizer.json";
 /// | pre-tokenizer | split points |
 /// | --- | --- |
 /// | `ByteLevel` with its regex (GPT-2 and its descendants) | a space after a character other than whitespace; punctuation after a letter or digit (only the space when `add_prefix_space` is on: a text that starts with a space gets no prefix) |
-/// | `Split` with the pattern of GPT-2, `cl100k_base` (Llama 3), Qwen2, `o200k_base` or Tekken, `Isolated`, then `ByteLevel` without its regex | the same two kinds |
+/// | `Split` with the pattern of GPT-2, `cl100k_base` (Llama 3), Qwen2 (Qwen 2.5 and 3), `o200k_base` or Tekken, `Isolated`, then `ByteLevel` without its regex | the same two kinds |
+/// | DeepSeek V3 and V4: `Split` stages that isolate digit runs (`\p{N}{1,3}`) and runs of Chinese characters and kana, then `Split` with DeepSeek's word pattern, then `ByteLevel` without its regex (and an empty normaliser) | where a digit or CJK run meets anything else; between two other characters, the same two kinds |
 /// | `Metaspace` with `split` on | every space (spaces become `▁`, and every `▁` starts a piece) |
 /// | `Metaspace` with `split` off and a BPE model (Llama 2, Mistral 7B) | a space after a character other than a space, when no token of the vocabulary joins `▁` to a character before it (runs of `▁` aside): checked on the vocabulary when the file is loaded |
 /// | `WhitespaceSplit`, `Whitespace` | between whitespace and what is not, and between a word character and punctuation |
@@ -87,7 +89,11 @@ const KIND: &str = "Hugging Face tokenizer.json";
 /// never runs from a character other than whitespace into a space, nor from a letter
 /// or digit into punctuation, and no alternative of these patterns looks behind, so
 /// the pieces left of the offset are the same whether the text goes on or ends there.
-/// For `Metaspace` without `split` the whole stretch is one piece; byte-pair merges
+/// DeepSeek's word pattern is proven the same way once digits are cut out before
+/// it (a digit that starts no match could run on into a control character), and a
+/// stage that isolates runs of a class cuts wherever a character of the class meets
+/// one that is not, whatever the text around, and the later stages only cut within
+/// its pieces. For `Metaspace` without `split` the whole stretch is one piece; byte-pair merges
 /// only join symbols into tokens of the vocabulary, so when no token reaches across
 /// the offset the merges on each side are the same as on that side alone.
 ///
@@ -101,9 +107,10 @@ const KIND: &str = "Hugging Face tokenizer.json";
 ///
 /// Everything else gets no split points, and trimming falls back to the correct but
 /// slower search (it counts growing parts of the text instead of each piece once):
-/// no pre-tokenizer or an unknown `Split` pattern (three chained `Split`s,
-/// for one), normalisers that look across characters or add text (`Prepend`, as in
-/// the legacy Llama 2 files; `Replace`, `Strip`, `Precompiled`, `BertNormalizer`),
+/// no pre-tokenizer or an unknown `Split` pattern, normalisers that look across
+/// characters or add text (`Prepend`, as in the legacy Llama 2 files; `Replace`,
+/// with which Gemma's files turn spaces into `▁`; `Strip`,
+/// `Precompiled`, `BertNormalizer`),
 /// BPE dropout, and added tokens matched after normalisation (`"normalized": true`)
 /// under a normaliser. [`HuggingFace::has_split_points`] says which case a file is.
 /// The property tests in `tests/suite/huggingface.rs` check that counts add up at every
@@ -303,6 +310,8 @@ impl TokenCounter for HuggingFace {
 fn split_rule(tokenizer: &Tokenizer, added: &AddedTokens) -> Result<SplitRule, &'static str> {
     let ascii_only = match tokenizer.get_normalizer() {
         None => false,
+        // An empty Sequence (DeepSeek's files) changes nothing.
+        Some(NormalizerWrapper::Sequence(sequence)) if sequence.as_ref().is_empty() => false,
         Some(normalizer) if is_unicode_normalizer(normalizer) => true,
         Some(_) => {
             return Err(
@@ -324,8 +333,12 @@ fn split_rule(tokenizer: &Tokenizer, added: &AddedTokens) -> Result<SplitRule, &
     let Some(pre_tokenizer) = tokenizer.get_pre_tokenizer() else {
         return Err("it has no pre-tokenizer: the model encodes each text whole");
     };
-    let pieces = piece_rule(pre_tokenizer, model)?;
-    Ok(SplitRule { pieces, ascii_only })
+    let (pieces, isolated) = piece_rule(pre_tokenizer, model)?;
+    Ok(SplitRule {
+        pieces,
+        isolated,
+        ascii_only,
+    })
 }
 
 /// Normalisers that change text one character at a time, or compose and decompose
@@ -344,9 +357,59 @@ fn is_unicode_normalizer(normalizer: &NormalizerWrapper) -> bool {
     }
 }
 
+/// The rule of a pre-tokenizer, with the runs its leading stages isolate.
 fn piece_rule(
     pre_tokenizer: &PreTokenizerWrapper,
     model: &ModelWrapper,
+) -> Result<(PieceRule, IsolatedRuns), &'static str> {
+    let PreTokenizerWrapper::Sequence(sequence) = pre_tokenizer else {
+        return Ok((
+            stage_rule(pre_tokenizer, model, IsolatedRuns::NONE)?,
+            IsolatedRuns::NONE,
+        ));
+    };
+    // Stages that isolate runs of a class, then the one that cuts; the others may
+    // only map bytes to characters.
+    let mut stages = sequence.as_ref();
+    let mut isolated = IsolatedRuns::NONE;
+    while let [PreTokenizerWrapper::Split(split), rest @ ..] = stages {
+        let runs = match &split.pattern {
+            SplitPattern::Regex(pattern)
+                if split.behavior == SplitDelimiterBehavior::Isolated && !split.invert =>
+            {
+                isolated_run(pattern)
+            }
+            _ => None,
+        };
+        match runs {
+            Some(runs) if !rest.is_empty() => {
+                isolated = isolated.with(runs);
+                stages = rest;
+            }
+            _ => break,
+        }
+    }
+    let (first, rest) = stages
+        .split_first()
+        .ok_or("its pre-tokenizer is an empty Sequence")?;
+    let mapping_only = rest.iter().all(|stage| {
+        matches!(stage, PreTokenizerWrapper::ByteLevel(b)
+            if !b.use_regex && !b.add_prefix_space)
+    });
+    if !mapping_only {
+        return Err(
+            "its pre-tokenizer Sequence has stages after the first that \
+                    cut or add text (other than the digit and CJK runs DeepSeek's cut first)",
+        );
+    }
+    Ok((stage_rule(first, model, isolated)?, isolated))
+}
+
+/// The rule of one stage that cuts, after stages that isolated `isolated`.
+fn stage_rule(
+    pre_tokenizer: &PreTokenizerWrapper,
+    model: &ModelWrapper,
+    isolated: IsolatedRuns,
 ) -> Result<PieceRule, &'static str> {
     match pre_tokenizer {
         PreTokenizerWrapper::ByteLevel(byte_level) if byte_level.use_regex => {
@@ -356,14 +419,15 @@ fn piece_rule(
         }
         PreTokenizerWrapper::Split(split) => match &split.pattern {
             SplitPattern::Regex(pattern)
-                if is_known_pattern(pattern)
+                if (is_known_pattern(pattern)
+                    || (isolated.digits && is_deepseek_words(pattern)))
                     && split.behavior == SplitDelimiterBehavior::Isolated
                     && !split.invert =>
             {
                 Ok(PieceRule::Pattern { punctuation: true })
             }
             _ => Err("its Split pattern is not one whose pieces are understood \
-                      (GPT-2, cl100k_base, Qwen2, o200k_base, Tekken)"),
+                      (GPT-2, cl100k_base, Qwen2, o200k_base, Tekken, DeepSeek V3)"),
         },
         PreTokenizerWrapper::Metaspace(metaspace) => {
             let replacement = metaspace.get_replacement();
@@ -380,23 +444,12 @@ fn piece_rule(
         }
         PreTokenizerWrapper::WhitespaceSplit(_) => Ok(PieceRule::WhitespaceSplit),
         PreTokenizerWrapper::Whitespace(_) => Ok(PieceRule::Whitespace),
-        PreTokenizerWrapper::Sequence(sequence) => {
-            // The first stage cuts; the others may only map bytes to characters.
-            let (first, rest) = sequence
-                .as_ref()
-                .split_first()
-                .ok_or("its pre-tokenizer is an empty Sequence")?;
-            let mapping_only = rest.iter().all(|stage| {
-                matches!(stage, PreTokenizerWrapper::ByteLevel(b)
-                    if !b.use_regex && !b.add_prefix_space)
-            });
-            if !mapping_only {
-                return Err(
-                    "its pre-tokenizer Sequence has stages after the first that \
-                            cut or add text",
-                );
+        // A Sequence nested first in a Sequence: as the outer one, without runs.
+        PreTokenizerWrapper::Sequence(_) if isolated == IsolatedRuns::NONE => {
+            match piece_rule(pre_tokenizer, model)? {
+                (rule, runs) if runs == IsolatedRuns::NONE => Ok(rule),
+                _ => Err("its pre-tokenizer isolates runs in a nested Sequence"),
             }
-            piece_rule(first, model)
         }
         _ => Err("its pre-tokenizer is not one whose cuts are understood"),
     }

@@ -40,11 +40,14 @@ pub(crate) enum PieceRule {
     Whitespace,
 }
 
-/// The split points of one counter: a [`PieceRule`] and whether the text is
-/// normalised first.
+/// The split points of one counter: a [`PieceRule`], the runs that earlier
+/// pre-tokenizer stages isolate, and whether the text is normalised first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct SplitRule {
     pub(crate) pieces: PieceRule,
+    /// The character classes whose runs `Split` stages before the [`PieceRule`]'s
+    /// isolate (DeepSeek's digits, then Chinese characters and kana).
+    pub(crate) isolated: IsolatedRuns,
     /// A Unicode normaliser (NFC, NFKC, lowercase, ...) runs before the
     /// pre-tokenizer: only offsets between two ASCII characters qualify. ASCII
     /// characters never compose with their neighbours, decompose or change class,
@@ -52,11 +55,97 @@ pub(crate) struct SplitRule {
     pub(crate) ascii_only: bool,
 }
 
+/// Runs of character classes that `Split` stages (`Isolated`, not inverted) cut
+/// out of the text before the stage that [`PieceRule`] describes, as DeepSeek's
+/// V3 and V4 files do: `\p{N}{1,3}`, then `[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+`,
+/// then the word pattern.
+///
+/// Such a stage makes every run of its class (cut into chunks, for `{1,3}`) a piece
+/// and every stretch between runs a piece, and the later stages only cut those
+/// pieces further. So an offset where a character of a class meets one of another
+/// class, or of none, is a cut whatever the text around it: the run ends (or
+/// starts) there, however far it goes on the other side, and the stretch on the
+/// other side ends (or starts) there too. Between two characters of the same class
+/// no cut is claimed (a `{1,3}` run is chunked from its start, which may be far).
+/// Between two characters of no class, the stretch they belong to is cut as the
+/// [`PieceRule`] cuts a whole text, so its two-character rule holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct IsolatedRuns {
+    /// `\p{N}` runs (`\p{N}{1,3}`, `\p{N}+` or `\p{N}`).
+    pub(crate) digits: bool,
+    /// Runs of `[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]` (CJK unified
+    /// ideographs of the basic block, hiragana, katakana).
+    pub(crate) cjk_kana: bool,
+}
+
+/// The class-run `Split` patterns [`IsolatedRuns`] understands, and which class
+/// each isolates.
+pub(crate) fn isolated_run(pattern: &str) -> Option<IsolatedRuns> {
+    match pattern {
+        r"\p{N}{1,3}" | r"\p{N}+" | r"\p{N}" => Some(IsolatedRuns {
+            digits: true,
+            cjk_kana: false,
+        }),
+        "[\u{4e00}-\u{9fa5}\u{3040}-\u{309f}\u{30a0}-\u{30ff}]+" => Some(IsolatedRuns {
+            digits: false,
+            cjk_kana: true,
+        }),
+        _ => None,
+    }
+}
+
+impl IsolatedRuns {
+    /// No run isolated: the pre-tokenizer's first stage cuts.
+    pub(crate) const NONE: IsolatedRuns = IsolatedRuns {
+        digits: false,
+        cjk_kana: false,
+    };
+
+    /// Both stages' classes.
+    pub(crate) fn with(self, other: IsolatedRuns) -> IsolatedRuns {
+        IsolatedRuns {
+            digits: self.digits || other.digits,
+            cjk_kana: self.cjk_kana || other.cjk_kana,
+        }
+    }
+
+    /// Which isolated class `c` belongs to: 0 for none, else the first stage's
+    /// that takes it (the digits come first).
+    fn class(self, c: char) -> u8 {
+        if self.digits && is_number(c) {
+            1
+        } else if self.cjk_kana
+            && matches!(c, '\u{4e00}'..='\u{9fa5}' | '\u{3040}'..='\u{309f}' | '\u{30a0}'..='\u{30ff}')
+        {
+            2
+        } else {
+            0
+        }
+    }
+}
+
+/// `\p{N}`, as the `regex` crate's tables (those of `tokenizers`) say.
+fn is_number(c: char) -> bool {
+    static NUMBER: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\A\p{N}\z").expect("the pattern is valid"));
+    if c.is_ascii() {
+        return c.is_ascii_digit();
+    }
+    let mut buffer = [0u8; 4];
+    NUMBER.is_match(c.encode_utf8(&mut buffer))
+}
+
 impl SplitRule {
     /// Whether the rule cuts between `previous` and `next`.
     pub(crate) fn cuts(self, previous: char, next: char) -> bool {
         if self.ascii_only && !(previous.is_ascii() && next.is_ascii()) {
             return false;
+        }
+        if self.isolated != IsolatedRuns::default() {
+            match (self.isolated.class(previous), self.isolated.class(next)) {
+                (0, 0) => {}
+                (a, b) => return a != b,
+            }
         }
         match self.pieces {
             PieceRule::Pattern { punctuation } => {
@@ -136,14 +225,44 @@ const KNOWN_PATTERNS: [&str; 5] = [
     r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
 ];
 
+/// DeepSeek's word pattern (V3 and V4), the stage after its digit and CJK stages.
+/// With the digits cut out first (and only then), it is as the known patterns are:
+/// a piece never runs from a character other than whitespace into a space (a space
+/// only starts a piece, as the optional prefix of a letter or punctuation run, or a
+/// whitespace run; and a match starts at every space), a letter run (which a letter
+/// always starts) never takes punctuation in, and nothing looks behind. A digit
+/// would break it: one that starts no match is left in an unmatched stretch that
+/// may run on into a control character, so it needs the digit stage before.
+pub(crate) const DEEPSEEK_WORDS: &str = "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+";
+
 /// Whether `pattern` is one of the GPT-style patterns [`PieceRule::Pattern`] is
 /// proven for. In each, a piece never runs from a character other than whitespace
 /// into a space (a space only starts a piece, as the optional prefix of a word,
 /// number or punctuation run, or a whitespace run), nor from a letter or digit into
 /// punctuation other than an apostrophe; and no alternative looks behind, so the
 /// pieces before such an offset are the same whether the text goes on or ends there.
+///
+/// A file may spell a line break in a class as the regex escape (`\r`, JSON
+/// `"\\r"`) or as the character itself (JSON `"\r"`, as DeepSeek's do): both
+/// spellings are the same pattern.
 pub(crate) fn is_known_pattern(pattern: &str) -> bool {
-    KNOWN_PATTERNS.contains(&pattern)
+    let pattern = escaped_line_breaks(pattern);
+    KNOWN_PATTERNS.contains(&&*pattern)
+}
+
+/// Whether `pattern` is [`DEEPSEEK_WORDS`], with line breaks spelled either way.
+pub(crate) fn is_deepseek_words(pattern: &str) -> bool {
+    escaped_line_breaks(pattern) == escaped_line_breaks(DEEPSEEK_WORDS)
+}
+
+/// `pattern` with each carriage return and line feed character written as its
+/// regex escape.
+fn escaped_line_breaks(pattern: &str) -> std::borrow::Cow<'_, str> {
+    if pattern.contains(['\r', '\n']) {
+        pattern.replace('\r', "\\r").replace('\n', "\\n").into()
+    } else {
+        pattern.into()
+    }
 }
 
 /// A letter or digit, then a character that is neither whitespace, a letter, a digit,
@@ -246,6 +365,7 @@ mod tests {
 
     const PATTERN: SplitRule = SplitRule {
         pieces: PieceRule::Pattern { punctuation: true },
+        isolated: IsolatedRuns::NONE,
         ascii_only: false,
     };
 
@@ -272,6 +392,7 @@ mod tests {
     fn prefix_space_and_normalisers_restrict_the_cuts() {
         let prefix = SplitRule {
             pieces: PieceRule::Pattern { punctuation: false },
+            isolated: IsolatedRuns::NONE,
             ascii_only: false,
         };
         assert_eq!(points(prefix, "a.b c"), vec![3]);
@@ -289,6 +410,7 @@ mod tests {
                 replacement: '▁',
                 split: true,
             },
+            isolated: IsolatedRuns::NONE,
             ascii_only: false,
         };
         assert_eq!(points(split, "a  b▁c"), vec![1, 2, 4]);
@@ -297,6 +419,7 @@ mod tests {
                 replacement: '▁',
                 split: false,
             },
+            isolated: IsolatedRuns::NONE,
             ascii_only: false,
         };
         assert_eq!(points(whole, "a  b▁c"), vec![1, 4]);
@@ -306,14 +429,71 @@ mod tests {
     fn whitespace_rules_cut_between_classes() {
         let split = SplitRule {
             pieces: PieceRule::WhitespaceSplit,
+            isolated: IsolatedRuns::NONE,
             ascii_only: false,
         };
         assert_eq!(points(split, "ab  c.d"), vec![2, 3, 4]);
         let classes = SplitRule {
             pieces: PieceRule::Whitespace,
+            isolated: IsolatedRuns::NONE,
             ascii_only: false,
         };
         assert_eq!(points(classes, "ab c.d é_1"), vec![2, 3, 4, 5, 6, 7]);
+    }
+
+    #[test]
+    fn isolated_runs_cut_at_their_edges_and_never_inside() {
+        let deepseek = SplitRule {
+            isolated: IsolatedRuns {
+                digits: true,
+                cjk_kana: true,
+            },
+            ..PATTERN
+        };
+        // Digit and CJK runs are cut at both ends, whatever is on the other side
+        // (a letter, a space, each other), never inside; between other characters
+        // the pattern rule cuts (the space before "x", the comma).
+        let text = "a12b 3日本かなx, ٣٤y";
+        let got: Vec<&str> = points(deepseek, text)
+            .into_iter()
+            .map(|at| &text[at..])
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                "12b 3日本かなx, ٣٤y",
+                "b 3日本かなx, ٣٤y",
+                " 3日本かなx, ٣٤y",
+                "3日本かなx, ٣٤y",
+                "日本かなx, ٣٤y",
+                "x, ٣٤y",
+                ", ٣٤y",
+                " ٣٤y",
+                "٣٤y",
+                "y",
+            ]
+        );
+        assert_eq!(
+            isolated_run(r"\p{N}{1,3}"),
+            Some(IsolatedRuns {
+                digits: true,
+                cjk_kana: false
+            })
+        );
+        assert_eq!(isolated_run(r"\p{L}+"), None);
+    }
+
+    #[test]
+    fn line_breaks_may_be_spelled_as_characters() {
+        let qwen2 = KNOWN_PATTERNS[2];
+        assert!(is_known_pattern(qwen2));
+        assert!(is_known_pattern(
+            &qwen2.replace("\\r", "\r").replace("\\n", "\n")
+        ));
+        assert!(!is_known_pattern(&qwen2.replace("\\r", "")));
+        assert!(is_deepseek_words(DEEPSEEK_WORDS));
+        assert!(is_deepseek_words(&DEEPSEEK_WORDS.replace('\r', "\\r")));
+        assert!(!is_known_pattern(DEEPSEEK_WORDS));
     }
 
     #[test]

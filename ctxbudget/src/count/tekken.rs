@@ -19,7 +19,7 @@ use serde::Deserialize;
 use tiktoken_rs::CoreBPE;
 
 use super::TokenCounter;
-use super::splits::{PieceRule, SplitRule, is_known_pattern};
+use super::splits::{IsolatedRuns, PieceRule, SplitRule, is_known_pattern};
 use super::tokenizer_file::{self, TokenizerFileError, TokenizerSource};
 
 const KIND: &str = "Tekken";
@@ -219,6 +219,7 @@ impl Tekken {
         check_pattern(&bpe).map_err(invalid)?;
         let splits = is_known_pattern(&config.pattern).then_some(SplitRule {
             pieces: PieceRule::Pattern { punctuation: true },
+            isolated: IsolatedRuns::NONE,
             ascii_only: false,
         });
         Ok(Tekken {
