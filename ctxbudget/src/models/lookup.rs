@@ -145,7 +145,7 @@ pub(super) fn candidates(key: &str) -> Vec<&str> {
 }
 
 /// `claude-3-5-haiku-20241022-v1:0` → `claude-3-5-haiku-20241022`.
-fn strip_bedrock_version(name: &str) -> &str {
+pub(super) fn strip_bedrock_version(name: &str) -> &str {
     match name.rfind("-v") {
         Some(at)
             if name[at + 2..]

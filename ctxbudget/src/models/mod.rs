@@ -69,12 +69,15 @@
 //! [`Encoding`] names the OpenAI rows' tokenizer; it does not
 //! need `requests`.
 
+mod builtin;
 mod catalogue;
 mod counter;
 mod image_rule;
 #[cfg(feature = "serde")]
 mod json;
+mod litellm;
 mod lookup;
+mod prices;
 mod table;
 
 use std::fmt;
@@ -85,6 +88,7 @@ pub use image_rule::ImageRule;
 #[cfg(feature = "serde")]
 pub use json::CatalogueError;
 pub use lookup::{MAX_NAME_BYTES, ModelNotFound};
+pub use prices::{Price, Prices};
 
 use crate::count::{Encoding, EstimateProfile};
 
@@ -102,13 +106,15 @@ pub enum Provider {
     Mistral,
     /// Meta.
     Meta,
+    /// DeepSeek.
+    DeepSeek,
     /// Any other provider (entries of your own).
     Other,
 }
 
 impl Provider {
     /// The provider's name as configuration files spell it: `"openai"`,
-    /// `"anthropic"`, `"google"`, `"mistral"`, `"meta"` or `"other"`.
+    /// `"anthropic"`, `"google"`, `"mistral"`, `"meta"`, `"deepseek"` or `"other"`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Provider::OpenAi => "openai",
@@ -116,6 +122,7 @@ impl Provider {
             Provider::Google => "google",
             Provider::Mistral => "mistral",
             Provider::Meta => "meta",
+            Provider::DeepSeek => "deepseek",
             Provider::Other => "other",
         }
     }
@@ -127,6 +134,7 @@ impl Provider {
             Provider::Google,
             Provider::Mistral,
             Provider::Meta,
+            Provider::DeepSeek,
             Provider::Other,
         ]
         .into_iter()
@@ -263,6 +271,7 @@ pub struct Model {
     source: String,
     checked: Option<String>,
     image_rule: ImageRule,
+    prices: Option<Prices>,
 }
 
 impl Model {
@@ -286,6 +295,7 @@ impl Model {
             source: "user entry".to_owned(),
             checked: None,
             image_rule: ImageRule::Unpublished,
+            prices: None,
         }
     }
 
@@ -346,6 +356,13 @@ impl Model {
     #[must_use]
     pub fn with_image_rule(mut self, rule: ImageRule) -> Self {
         self.image_rule = rule;
+        self
+    }
+
+    /// Sets what the provider charges per token (`None`: unknown).
+    #[must_use]
+    pub fn with_prices(mut self, prices: Option<Prices>) -> Self {
+        self.prices = prices;
         self
     }
 
@@ -419,6 +436,35 @@ impl Model {
     /// ([`ImageRule::Unpublished`] for a model of your own until you set it).
     pub fn image_rule(&self) -> ImageRule {
         self.image_rule
+    }
+
+    /// What the provider charges per token, when known: for built-in models, the
+    /// prices of LiteLLM's table (see [`Prices`]).
+    pub fn prices(&self) -> Option<&Prices> {
+        self.prices.as_ref()
+    }
+
+    /// What `tokens` input tokens cost at the model's [`prices`](Self::prices), in US
+    /// dollars, `cached` of them read from the prompt cache (see
+    /// [`Prices::input_cost`]); `None` when the prices are unknown.
+    ///
+    /// ```
+    /// use ctxbudget::models::Model;
+    ///
+    /// let sonnet = Model::lookup("claude-sonnet-4-5")?;
+    /// // $3 per million input tokens, $0.30 per million read from the cache.
+    /// assert_eq!(sonnet.input_cost(100_000, 0), Some(0.3));
+    /// assert_eq!(sonnet.input_cost(100_000, 100_000), Some(0.03));
+    /// # Ok::<(), ctxbudget::models::ModelNotFound>(())
+    /// ```
+    pub fn input_cost(&self, tokens: usize, cached: usize) -> Option<f64> {
+        Some(self.prices?.input_cost(tokens, cached))
+    }
+
+    /// What `tokens` output tokens cost at the model's [`prices`](Self::prices), in
+    /// US dollars; `None` when the prices are unknown.
+    pub fn output_cost(&self, tokens: usize) -> Option<f64> {
+        Some(self.prices?.output_cost(tokens))
     }
 
     /// The other names the model is found by (`"claude-sonnet-4-5"`,
