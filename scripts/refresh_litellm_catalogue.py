@@ -102,7 +102,7 @@ def kept(name: str, row: dict) -> bool:
         return True
     if provider == "gemini":
         short = name.removeprefix("gemini/")
-        return short.startswith("gemini-") and "tts" not in short
+        return short.startswith("gemini-") and not re.search(r"tts|gemma", short)
     if provider.startswith("vertex_ai"):
         return re.fullmatch(r"(vertex_ai/)?(claude|gemini)-[^@]*(@\d+)?", name) is not None and (
             "tts" not in name

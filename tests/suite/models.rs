@@ -50,9 +50,28 @@ fn names_resolve_in_every_form() {
         ("gemini-2.5-flash-preview-05-20", "gemini-2.5-flash"),
         ("google/gemini-1.5-pro-002", "gemini-1.5-pro"),
         ("gemini-1.5-flash-latest", "gemini-1.5-flash"),
-        ("mistral-large-latest", "mistral-large-2411"),
+        // Mistral's `-latest` names moved on to Mistral Large 3 and Codestral 25.08.
+        ("mistral-large-latest", "mistral-large-latest"),
+        ("mistral/mistral-large-2411", "mistral-large-2411"),
         ("mistralai/Mistral-Nemo-Instruct-2407", "open-mistral-nemo"),
-        ("codestral-latest", "codestral-2501"),
+        ("codestral-latest", "codestral-latest"),
+        ("codestral-2501", "codestral-2501"),
+        // Models that come from LiteLLM's table, in every form.
+        ("claude-opus-4-6-20260205", "claude-opus-4-6"),
+        ("claude-opus-4-7-20260416", "claude-opus-4-7"),
+        ("anthropic/claude-sonnet-5", "claude-sonnet-5"),
+        ("anthropic.claude-opus-4-7", "claude-opus-4-7"),
+        ("global.anthropic.claude-opus-5-5", "claude-opus-5-5"),
+        ("us.anthropic.claude-opus-4-6-v1", "claude-opus-4-6"),
+        ("claude-opus-4-6@default", "claude-opus-4-6"),
+        ("vertex_ai/claude-sonnet-4-6@default", "claude-sonnet-4-6"),
+        ("gpt-5.1-2025-11-13", "gpt-5.1"),
+        ("openai/gpt-5.5-2026-04-23", "gpt-5.5"),
+        ("gpt-5.4-mini-2026-03-17", "gpt-5.4-mini"),
+        ("models/gemini-3.1-pro-preview", "gemini-3.1-pro-preview"),
+        ("gemini/gemini-3.5-flash", "gemini-3.5-flash"),
+        ("vertex_ai/gemini-3-pro-preview", "gemini-3-pro-preview"),
+        ("deepseek/deepseek-chat", "deepseek-chat"),
         ("meta-llama/Llama-3.3-70B-Instruct", "llama-3.3-70b"),
         ("llama-4-scout-17b-16e-instruct", "llama-4-scout"),
     ];
@@ -79,6 +98,9 @@ fn every_name_and_alias_finds_its_own_model() {
 #[test]
 fn unknown_names_suggest_the_closest() {
     for (typo, first) in [
+        ("claude-opus-4-66", "claude-opus-4-6"),
+        ("gpt-5.55", "gpt-5.5"),
+        ("gemini-3.1-pro-preveiw", "gemini-3.1-pro-preview"),
         ("gpt-4-o", "gpt-4o"),
         ("gtp-4o", "gpt-4o"),
         ("claude-sonet-4-5", "claude-sonnet-4-5"),
@@ -143,6 +165,8 @@ fn every_row_is_sourced_dated_and_sane() {
             Provider::Anthropic => ApiFormat::AnthropicMessages,
             Provider::Google => ApiFormat::GeminiGenerateContent,
             Provider::Mistral => ApiFormat::MistralChat,
+            // DeepSeek's API takes OpenAI's Chat Completions format.
+            Provider::DeepSeek => ApiFormat::OpenAiChat,
             _ => ApiFormat::Other,
         };
         assert_eq!(model.api(), expected_api, "{name}");
@@ -179,6 +203,29 @@ fn documented_numbers() {
         ("gemini-1.5-pro", 2_097_152, Some(8_192)),
         ("gemini-2.0-flash", 1_048_576, Some(8_192)),
         ("llama-4-scout", 10_000_000, None),
+        // From LiteLLM's table: the 1M windows and 128K outputs of current Claude
+        // models, GPT-5.x's 400K and 1.05M windows (LiteLLM writes the input part,
+        // 272K or 922K), Gemini 3.x's 1M.
+        ("claude-opus-4-6", 1_000_000, Some(128_000)),
+        ("claude-sonnet-4-6", 1_000_000, Some(128_000)),
+        ("claude-opus-4-7", 1_000_000, Some(128_000)),
+        ("claude-sonnet-5", 1_000_000, Some(128_000)),
+        ("claude-opus-5", 1_000_000, Some(128_000)),
+        ("claude-opus-5-5", 1_000_000, Some(128_000)),
+        ("claude-sonnet-5-5", 1_000_000, Some(128_000)),
+        ("claude-haiku-5-5", 1_000_000, Some(128_000)),
+        ("gpt-5.1", 400_000, Some(128_000)),
+        ("gpt-5.2", 400_000, Some(128_000)),
+        ("gpt-5.4", 1_050_000, Some(128_000)),
+        ("gpt-5.4-mini", 400_000, Some(128_000)),
+        ("gpt-5.5", 1_050_000, Some(128_000)),
+        ("gpt-5.6", 1_050_000, Some(128_000)),
+        ("gpt-5.1-chat-latest", 128_000, Some(16_384)),
+        ("gemini-3.1-pro-preview", 1_048_576, Some(65_536)),
+        ("gemini-3-flash-preview", 1_048_576, Some(65_536)),
+        ("gemini-3.5-flash", 1_048_576, Some(65_536)),
+        ("mistral-large-3", 262_144, None),
+        ("deepseek-chat", 131_072, Some(8_192)),
     ];
     for (name, window, output) in rows {
         let model = Model::lookup(name).unwrap();

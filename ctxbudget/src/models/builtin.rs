@@ -12,7 +12,7 @@
 use std::sync::LazyLock;
 
 use super::litellm::{self, Row};
-use super::lookup::strip_bedrock_version;
+use super::lookup::{candidates, strip_bedrock_version};
 use super::{
     ApiFormat, Catalogue, ImageRule, Model, ModelTokenizer, Price, Prices, Provider, table,
 };
@@ -55,9 +55,14 @@ impl Catalogue {
             .iter()
             .filter_map(|row| Some((Origin::of(row)?, bare(row.name), row)))
             .collect();
-        // The provider's own rows first, then Bedrock's and Vertex's; short names (the
-        // model) before long ones (its snapshots).
-        rows.sort_by_key(|(origin, name, row)| (origin.platform, name.len(), *name, row.name));
+        // The provider's own rows first, then Bedrock's and Vertex's; by provider, and
+        // by name without its date or version (the order `models` lists them in), the
+        // model before its snapshots, which then find it.
+        rows.sort_by_key(|(origin, name, row)| {
+            let stem = candidates(name).last().copied().unwrap_or(name);
+            let rank = Origin::RANK.iter().position(|p| *p == origin.provider);
+            (origin.platform, rank, stem, name.len(), *name, row.name)
+        });
         for (origin, name, row) in rows {
             let Some(fresh) = origin.model(name, row) else {
                 continue;
@@ -120,6 +125,15 @@ struct Origin {
 }
 
 impl Origin {
+    /// The order providers' models are added in.
+    const RANK: [Provider; 5] = [
+        Provider::OpenAi,
+        Provider::Anthropic,
+        Provider::Google,
+        Provider::Mistral,
+        Provider::DeepSeek,
+    ];
+
     fn of(row: &Row) -> Option<Origin> {
         let own = |provider| {
             Some(Origin {

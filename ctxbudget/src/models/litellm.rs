@@ -129,8 +129,6 @@ pub(super) const ROWS: &[Row] = &[
     Row { name: "gemini/gemini-exp-1206", provider: "gemini", max_input: 2097152, max_output: 8192, input: Some(0), output: Some(0), cache_read: None, cache_write: None },
     Row { name: "gemini/gemini-flash-latest", provider: "gemini", max_input: 1048576, max_output: 65536, input: Some(750000), output: Some(3750000), cache_read: Some(75000), cache_write: None },
     Row { name: "gemini/gemini-flash-lite-latest", provider: "gemini", max_input: 1048576, max_output: 65536, input: Some(300000), output: Some(2500000), cache_read: Some(30000), cache_write: None },
-    Row { name: "gemini/gemini-gemma-2-27b-it", provider: "gemini", max_input: 8192, max_output: 8192, input: Some(350000), output: Some(1050000), cache_read: None, cache_write: None },
-    Row { name: "gemini/gemini-gemma-2-9b-it", provider: "gemini", max_input: 8192, max_output: 8192, input: Some(350000), output: Some(1050000), cache_read: None, cache_write: None },
     Row { name: "gemini/gemini-omni-1.1-flash", provider: "gemini", max_input: 131072, max_output: 65536, input: Some(1500000), output: Some(9000000), cache_read: None, cache_write: None },
     Row { name: "gemini/gemini-omni-1.2-flash", provider: "gemini", max_input: 131072, max_output: 65536, input: Some(1500000), output: Some(9000000), cache_read: None, cache_write: None },
     Row { name: "gemini/gemini-omni-flash-preview", provider: "gemini", max_input: 131072, max_output: 65536, input: Some(1500000), output: Some(9000000), cache_read: None, cache_write: None },
