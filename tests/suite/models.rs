@@ -8,7 +8,7 @@ use ctxbudget::TokenCounter;
 use ctxbudget::count::{Encoding, Exactness, Tiktoken};
 use ctxbudget::models::{
     ApiFormat, Catalogue, CatalogueError, CounterError, InsertError, MAX_NAME_BYTES, Model,
-    ModelCounter, ModelTokenizer, Provider,
+    ModelCounter, ModelTokenizer, Price, Provider,
 };
 use proptest::prelude::*;
 
@@ -473,6 +473,25 @@ fn bad_entries_name_the_entry_and_field() {
         ),
         (r#"{"name": "gpt-4o", "checked": "1 Dec 2026"}"#, "checked"),
         (r#"{"name": "gpt-4o", "source": 3}"#, "source"),
+        (r#"{"name": "gpt-4o", "prices": 3}"#, "prices"),
+        (r#"{"name": "gpt-4o", "prices": {"input": 1}}"#, "prices.output"),
+        (r#"{"name": "gpt-4o", "prices": {"output": 1}}"#, "prices.input"),
+        (
+            r#"{"name": "gpt-4o", "prices": {"input": -1, "output": 1}}"#,
+            "prices.input",
+        ),
+        (
+            r#"{"name": "gpt-4o", "prices": {"input": 1, "output": "2"}}"#,
+            "prices.output",
+        ),
+        (
+            r#"{"name": "gpt-4o", "prices": {"input": 1, "output": 2, "cached_input": null}}"#,
+            "prices.cached_input",
+        ),
+        (
+            r#"{"name": "gpt-4o", "prices": {"input": 1, "output": 2, "cache_read": 1}}"#,
+            "prices.cache_read",
+        ),
         (r#"{"name": ""}"#, "name"),
         (r#"{"context_window": 5}"#, "name"),
         ("[1]", "name"),
@@ -521,6 +540,57 @@ fn malformed_entries_say_what_was_expected() {
         ))
         .unwrap_err();
     assert!(err.to_string().len() < 400, "{}", err.to_string().len());
+}
+
+#[test]
+fn prices_come_from_litellm_and_json_overrides_them() {
+    // LiteLLM's prices, per million tokens.
+    let sonnet = Model::lookup("claude-sonnet-4-5-20250929").unwrap();
+    let prices = sonnet.prices().unwrap();
+    assert_eq!(
+        (
+            prices.input.per_million(),
+            prices.output.per_million(),
+            prices.cached_input.map(Price::per_million),
+            prices.cache_write.map(Price::per_million),
+        ),
+        (3.0, 15.0, Some(0.3), Some(3.75))
+    );
+    let gpt = Model::lookup("gpt-5.1").unwrap().prices().unwrap();
+    assert_eq!(gpt.input.to_string(), "$1.25/M");
+    assert_eq!(gpt.cached_input.unwrap().to_string(), "$0.125/M");
+    assert_eq!(gpt.cache_write, None);
+    // What a request costs: 200,000 input tokens, 150,000 of them cached.
+    let cost = Model::lookup("gpt-4.1").unwrap().input_cost(200_000, 150_000);
+    assert_eq!(cost, Some(0.1 + 0.075));
+    assert_eq!(
+        Model::lookup("claude-opus-4-6").unwrap().output_cost(10_000),
+        Some(0.25)
+    );
+    // A model without prices costs nothing known.
+    let llama = Model::lookup("llama-3.3-70b").unwrap();
+    assert_eq!(llama.input_cost(1_000, 0), None);
+    // JSON sets and clears them.
+    let catalogue = Catalogue::new()
+        .with_json(
+            r#"{"models": [
+                {"name": "llama-3.3-70b", "prices": {"input": 0.6, "output": 0.6, "cached_input": 0.3}},
+                {"name": "gpt-4o", "prices": null}
+            ]}"#,
+        )
+        .unwrap();
+    let llama = catalogue.lookup("llama-3.3-70b").unwrap();
+    assert_eq!(llama.input_cost(1_000_000, 500_000), Some(0.45));
+    assert_eq!(catalogue.lookup("gpt-4o").unwrap().prices(), None);
+    // Every LiteLLM model has prices, and the cached price is never over the input's.
+    for model in Catalogue::builtin().models() {
+        if model.source().starts_with("https://pypi.org/project/litellm/") {
+            let prices = model.prices().unwrap_or_else(|| panic!("{}", model.name()));
+            if let Some(cached) = prices.cached_input {
+                assert!(cached <= prices.input, "{}", model.name());
+            }
+        }
+    }
 }
 
 #[test]
