@@ -474,8 +474,14 @@ fn bad_entries_name_the_entry_and_field() {
         (r#"{"name": "gpt-4o", "checked": "1 Dec 2026"}"#, "checked"),
         (r#"{"name": "gpt-4o", "source": 3}"#, "source"),
         (r#"{"name": "gpt-4o", "prices": 3}"#, "prices"),
-        (r#"{"name": "gpt-4o", "prices": {"input": 1}}"#, "prices.output"),
-        (r#"{"name": "gpt-4o", "prices": {"output": 1}}"#, "prices.input"),
+        (
+            r#"{"name": "gpt-4o", "prices": {"input": 1}}"#,
+            "prices.output",
+        ),
+        (
+            r#"{"name": "gpt-4o", "prices": {"output": 1}}"#,
+            "prices.input",
+        ),
         (
             r#"{"name": "gpt-4o", "prices": {"input": -1, "output": 1}}"#,
             "prices.input",
@@ -561,10 +567,14 @@ fn prices_come_from_litellm_and_json_overrides_them() {
     assert_eq!(gpt.cached_input.unwrap().to_string(), "$0.125/M");
     assert_eq!(gpt.cache_write, None);
     // What a request costs: 200,000 input tokens, 150,000 of them cached.
-    let cost = Model::lookup("gpt-4.1").unwrap().input_cost(200_000, 150_000);
+    let cost = Model::lookup("gpt-4.1")
+        .unwrap()
+        .input_cost(200_000, 150_000);
     assert_eq!(cost, Some(0.1 + 0.075));
     assert_eq!(
-        Model::lookup("claude-opus-4-6").unwrap().output_cost(10_000),
+        Model::lookup("claude-opus-4-6")
+            .unwrap()
+            .output_cost(10_000),
         Some(0.25)
     );
     // A model without prices costs nothing known.
@@ -584,7 +594,10 @@ fn prices_come_from_litellm_and_json_overrides_them() {
     assert_eq!(catalogue.lookup("gpt-4o").unwrap().prices(), None);
     // Every LiteLLM model has prices, and the cached price is never over the input's.
     for model in Catalogue::builtin().models() {
-        if model.source().starts_with("https://pypi.org/project/litellm/") {
+        if model
+            .source()
+            .starts_with("https://pypi.org/project/litellm/")
+        {
             let prices = model.prices().unwrap_or_else(|| panic!("{}", model.name()));
             if let Some(cached) = prices.cached_input {
                 assert!(cached <= prices.input, "{}", model.name());

@@ -404,7 +404,10 @@ fn prices(value: &Value) -> Result<Option<Prices>, (String, String)> {
     let Some(fields) = value.as_object() else {
         return Err(wrong("prices", EXPECTED));
     };
-    if let Some(unknown) = fields.keys().find(|key| !PRICE_FIELDS.contains(&key.as_str())) {
+    if let Some(unknown) = fields
+        .keys()
+        .find(|key| !PRICE_FIELDS.contains(&key.as_str()))
+    {
         return Err((
             format!("prices.{unknown}"),
             format!(
