@@ -161,12 +161,11 @@ fn every_row_is_sourced_dated_and_sane() {
         );
         // Providers and formats go together.
         let expected_api = match model.provider() {
-            Provider::OpenAi => ApiFormat::OpenAiChat,
+            // DeepSeek's API takes OpenAI's Chat Completions format.
+            Provider::OpenAi | Provider::DeepSeek => ApiFormat::OpenAiChat,
             Provider::Anthropic => ApiFormat::AnthropicMessages,
             Provider::Google => ApiFormat::GeminiGenerateContent,
             Provider::Mistral => ApiFormat::MistralChat,
-            // DeepSeek's API takes OpenAI's Chat Completions format.
-            Provider::DeepSeek => ApiFormat::OpenAiChat,
             _ => ApiFormat::Other,
         };
         assert_eq!(model.api(), expected_api, "{name}");
@@ -473,6 +472,26 @@ fn bad_entries_name_the_entry_and_field() {
         ),
         (r#"{"name": "gpt-4o", "checked": "1 Dec 2026"}"#, "checked"),
         (r#"{"name": "gpt-4o", "source": 3}"#, "source"),
+        (r#"{"name": ""}"#, "name"),
+        (r#"{"context_window": 5}"#, "name"),
+        ("[1]", "name"),
+    ];
+    for (entry, expected) in cases {
+        let json = format!(r#"{{"models": [{entry}]}}"#);
+        let (index, _, field, message) = entry_error(&json);
+        assert_eq!((index, field.as_str()), (1, expected), "{entry}: {message}");
+    }
+    // The message says which entry of which file.
+    let err = Catalogue::new()
+        .with_json(r#"{"models": [{"name": "gpt-4o", "api": "x"}]}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("entry 1 (`gpt-4o`): field `api`"), "{err}");
+}
+
+#[test]
+fn malformed_prices_name_their_field() {
+    let cases = [
         (r#"{"name": "gpt-4o", "prices": 3}"#, "prices"),
         (
             r#"{"name": "gpt-4o", "prices": {"input": 1}}"#,
@@ -498,21 +517,18 @@ fn bad_entries_name_the_entry_and_field() {
             r#"{"name": "gpt-4o", "prices": {"input": 1, "output": 2, "cache_read": 1}}"#,
             "prices.cache_read",
         ),
-        (r#"{"name": ""}"#, "name"),
-        (r#"{"context_window": 5}"#, "name"),
-        ("[1]", "name"),
     ];
     for (entry, expected) in cases {
         let json = format!(r#"{{"models": [{entry}]}}"#);
         let (index, _, field, message) = entry_error(&json);
         assert_eq!((index, field.as_str()), (1, expected), "{entry}: {message}");
+        let err = Catalogue::new().with_json(&json).unwrap_err().to_string();
+        assert!(err.contains(&format!("field `{expected}`")), "{err}");
+        assert!(
+            message.contains("per million tokens") || message.contains("unknown field"),
+            "{message}"
+        );
     }
-    // The message says which entry of which file.
-    let err = Catalogue::new()
-        .with_json(r#"{"models": [{"name": "gpt-4o", "api": "x"}]}"#)
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("entry 1 (`gpt-4o`): field `api`"), "{err}");
 }
 
 #[test]

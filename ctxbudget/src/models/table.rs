@@ -1,12 +1,15 @@
-//! The built-in rows, each with the page of the provider's documentation it was taken
-//! from and the day it was checked.
+//! Our rows: the models we checked against their provider's documentation, each with
+//! the page it was taken from and the day it was checked. They come before LiteLLM's
+//! rows ([`builtin`](super::builtin)) and keep their numbers; LiteLLM gives them
+//! their prices.
 //!
 //! Windows the documentation gives as "128k" or "256k" are taken as 128,000 and
 //! 256,000 tokens (the smaller reading). Open-weight models have no output limit of
 //! their own (`None`). Retired models (Gemini 1.5, GPT-4, GPT-3.5 Turbo, o1-preview,
 //! the Claude 3 models) are no longer on their providers' current pages: their rows
 //! keep the numbers those pages last gave, and the Gemini 1.5 rows point at the
-//! models page that listed them.
+//! models page that listed them. Mistral's `-latest` names are not aliases here: they
+//! move to each new model, and LiteLLM's rows for them say where they point now.
 
 use super::{ApiFormat, ImageRule, Model, ModelTokenizer, Provider};
 use crate::count::{Encoding, EstimateProfile};
