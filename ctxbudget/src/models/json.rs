@@ -118,7 +118,7 @@ impl Catalogue {
     /// An entry whose `name` is the name of a model already in the catalogue (case
     /// aside) overrides the fields it gives and keeps the others (its source becomes
     /// the entry's, or "user entry" over the old one). Any other entry is a new model
-    /// and needs `provider` (`openai`, `anthropic`, `google`, `mistral`, `meta`,
+    /// and needs `provider` (`openai`, `anthropic`, `google`, `mistral`, `meta`, `deepseek`,
     /// `other`), `context_window`, `tokenizer` and `api` (`openai-chat`,
     /// `anthropic-messages`, `gemini`, `mistral-chat`, `other`). A name beats an
     /// alias, as in [`insert`](Catalogue::insert): a new model named like another
@@ -327,7 +327,7 @@ fn apply_fields(model: &mut Model, fields: &Map<String, Value>) -> Result<(), (S
         let provider = value.as_str().and_then(Provider::parse).ok_or_else(|| {
             wrong(
                 "provider",
-                "one of \"openai\", \"anthropic\", \"google\", \"mistral\", \"meta\", \"other\"",
+                "one of \"openai\", \"anthropic\", \"google\", \"mistral\", \"meta\", \"deepseek\", \"other\"",
             )
         })?;
         model.provider = provider;

@@ -604,7 +604,12 @@ mod tests {
 
     #[test]
     fn names_parse_back() {
-        for provider in [Provider::OpenAi, Provider::Meta, Provider::Other] {
+        for provider in [
+            Provider::OpenAi,
+            Provider::Meta,
+            Provider::DeepSeek,
+            Provider::Other,
+        ] {
             assert_eq!(Provider::parse(provider.as_str()), Some(provider));
         }
         for api in [
