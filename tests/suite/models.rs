@@ -891,6 +891,40 @@ proptest! {
         }
     }
 
+    /// Any `prices` value is taken or refused with an error that names a `prices`
+    /// field; taken prices cost more for more tokens, and never less than when some
+    /// of them are cached at a lower price.
+    #[test]
+    fn any_prices_are_taken_or_name_their_field(
+        input in prop_oneof![Just("null".to_owned()), (-10.0f64..1e4).prop_map(|v| v.to_string()), "[a-z\"{}0-9]{0,6}"],
+        output in prop_oneof![(0.0f64..1e4).prop_map(|v| v.to_string()), Just("-1".to_owned()), Just("1e300".to_owned())],
+        cached in prop::option::of(0.0f64..1e4),
+        tokens in 0usize..10_000_000,
+        cached_tokens in 0usize..10_000_000,
+    ) {
+        let cached_field = cached.map_or(String::new(), |c| format!(r#", "cached_input": {c}"#));
+        let json = format!(
+            r#"{{"models": [{{"name": "gpt-4o", "prices": {{"input": {input}, "output": {output}{cached_field}}}}}]}}"#
+        );
+        match Catalogue::new().with_json(&json) {
+            Ok(catalogue) => {
+                let model = catalogue.lookup("gpt-4o").unwrap();
+                let prices = *model.prices().unwrap();
+                let full = prices.input_cost(tokens, 0);
+                prop_assert!(full.is_finite() && full >= 0.0);
+                prop_assert!(prices.input_cost(tokens + 1, 0) >= full);
+                if prices.cached_input.is_none_or(|c| c <= prices.input) {
+                    prop_assert!(prices.input_cost(tokens, cached_tokens) <= full);
+                }
+            }
+            Err(CatalogueError::Entry { field, message, .. }) => {
+                prop_assert!(field.starts_with("prices"), "{field}: {message}");
+            }
+            Err(CatalogueError::Json { .. }) => {} // `input` was not JSON
+            Err(other) => prop_assert!(false, "{other}"),
+        }
+    }
+
     /// Whatever is inserted, every name and alias of every model finds that model,
     /// names stay unique, and a refused insert changes nothing.
     #[test]
