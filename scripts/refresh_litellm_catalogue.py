@@ -71,6 +71,12 @@ FIELDS = [
     "source",
 ]
 
+# The long-prompt tier: the prices of a request whose input is over N thousand tokens
+# (`input_cost_per_token_above_272k_tokens`, ...), kept with the fields above.
+LONG = re.compile(
+    r"(input_cost_per_token|output_cost_per_token|cache_read_input_token_cost)_above_(\d+)k_tokens"
+)
+
 OPENAI_LEFT_OUT = re.compile(r"audio|realtime|search|computer-use|container|tts|transcribe")
 MISTRAL_LEFT_OUT = re.compile(r"zai|glm|deepseek")
 DEEPSEEK_KEPT = {
@@ -116,6 +122,15 @@ def kept(name: str, row: dict) -> bool:
     return False
 
 
+def long_tier(row: dict) -> tuple[str, dict]:
+    """The row's long-prompt threshold (thousands of tokens, "" for none) and prices."""
+    fields = {m: row[m] for m in row if LONG.fullmatch(m)}
+    thresholds = {LONG.fullmatch(m).group(2) for m in fields}
+    if len(thresholds) > 1:
+        raise SystemExit(f"more than one long-prompt threshold: {sorted(fields)}")
+    return (thresholds.pop() if thresholds else ""), fields
+
+
 def picodollars(value) -> str:
     """A price per token in picodollars (= micro-dollars per million tokens)."""
     if value is None:
@@ -150,6 +165,11 @@ def rust(rows: dict, checked: str) -> str:
         "    pub(super) output: Option<u64>,",
         "    pub(super) cache_read: Option<u64>,",
         "    pub(super) cache_write: Option<u64>,",
+        "    /// The long-prompt tier: over this many input tokens, these prices.",
+        "    pub(super) long_above: Option<usize>,",
+        "    pub(super) long_input: Option<u64>,",
+        "    pub(super) long_output: Option<u64>,",
+        "    pub(super) long_cache_read: Option<u64>,",
         "}",
         "",
         "/// The rows, in the order of the JSON file (by name).",
@@ -157,13 +177,19 @@ def rust(rows: dict, checked: str) -> str:
         "pub(super) const ROWS: &[Row] = &[",
     ]
     for name, row in rows.items():
+        above, _ = long_tier(row)
+        tier = lambda field: row.get(f"{field}_above_{above}k_tokens") if above else None
         out.append(
             f"    Row {{ name: {json.dumps(name)}, provider: {json.dumps(row['litellm_provider'])}, "
             f"max_input: {row['max_input_tokens']}, max_output: {row['max_output_tokens']}, "
             f"input: {picodollars(row.get('input_cost_per_token'))}, "
             f"output: {picodollars(row.get('output_cost_per_token'))}, "
             f"cache_read: {picodollars(row.get('cache_read_input_token_cost'))}, "
-            f"cache_write: {picodollars(row.get('cache_creation_input_token_cost'))} }},"
+            f"cache_write: {picodollars(row.get('cache_creation_input_token_cost'))}, "
+            f"long_above: {f'Some({above}_000)' if above else 'None'}, "
+            f"long_input: {picodollars(tier('input_cost_per_token'))}, "
+            f"long_output: {picodollars(tier('output_cost_per_token'))}, "
+            f"long_cache_read: {picodollars(tier('cache_read_input_token_cost'))} }},"
         )
     out.append("];")
     return "\n".join(out) + "\n"
@@ -194,7 +220,7 @@ def main() -> int:
             table = json.loads(archive.read(MEMBER))
             license_text = archive.read(LICENSE)
     rows = {
-        name: {field: row[field] for field in FIELDS if field in row}
+        name: {field: row[field] for field in FIELDS if field in row} | long_tier(row)[1]
         for name, row in sorted(table.items())
         if isinstance(row, dict) and name != "sample_spec" and kept(name, row)
     }

@@ -212,19 +212,21 @@ pub struct Fitted {
 impl Fitted {
     /// What the fitted request costs at the `--model`'s prices, in US dollars: its
     /// input (none of it read from a prompt cache) and, at most, the output its
-    /// window reserves; `None` without `--model` or for a model without prices.
+    /// window reserves (at the long-prompt prices when the input is long enough);
+    /// `None` without `--model` or for a model without prices.
     pub fn cost(&self) -> Option<(f64, f64)> {
         let model = self.model?;
+        let input = self.report.tokens_after;
         Some((
-            model.input_cost(self.report.tokens_after, 0)?,
-            model.output_cost(self.report.output_reserved)?,
+            model.input_cost(input, 0)?,
+            model.output_cost(self.report.output_reserved, input)?,
         ))
     }
 
     /// The report's cost line: `  cost       $0.001280 input at $2.50/M; up to ...`.
     fn cost_line(&self) -> Option<String> {
         let (input, output) = self.cost()?;
-        let prices = self.model?.prices()?;
+        let prices = self.model?.prices()?.for_prompt(self.report.tokens_after);
         Some(format!(
             "  cost       ${input:.6} input at {}; up to ${output:.6} for the {} output tokens \
              reserved, at {}",

@@ -590,9 +590,16 @@ fn prices_come_from_litellm_and_json_overrides_them() {
     assert_eq!(
         Model::lookup("claude-opus-4-6")
             .unwrap()
-            .output_cost(10_000),
+            .output_cost(10_000, 0),
         Some(0.25)
     );
+    // Over 272,000 input tokens, GPT-5.5 charges the long-prompt prices for all of
+    // the request: $10 and $45 per million instead of $5 and $30.
+    let gpt = Model::lookup("gpt-5.5").unwrap();
+    assert_eq!(gpt.input_cost(272_000, 0), Some(1.36));
+    assert_eq!(gpt.input_cost(400_000, 0), Some(4.0));
+    assert_eq!(gpt.output_cost(10_000, 272_000), Some(0.3));
+    assert_eq!(gpt.output_cost(10_000, 400_000), Some(0.45));
     // A model without prices costs nothing known.
     let llama = Model::lookup("llama-3.3-70b").unwrap();
     assert_eq!(llama.input_cost(1_000, 0), None);

@@ -14,7 +14,8 @@ use std::sync::LazyLock;
 use super::litellm::{self, Row};
 use super::lookup::{candidates, strip_bedrock_version};
 use super::{
-    ApiFormat, Catalogue, ImageRule, Model, ModelTokenizer, Price, Prices, Provider, table,
+    ApiFormat, Catalogue, ImageRule, LongPrompt, Model, ModelTokenizer, Price, Prices, Provider,
+    table,
 };
 use crate::count::{Encoding, EstimateProfile};
 
@@ -221,7 +222,8 @@ impl Origin {
                     Price::from_picodollars(output),
                 )
                 .with_cached_input(row.cache_read.map(Price::from_picodollars))
-                .with_cache_write(row.cache_write.map(Price::from_picodollars)),
+                .with_cache_write(row.cache_write.map(Price::from_picodollars))
+                .with_long_prompt(long_prompt(row)),
             ),
             _ => None,
         };
@@ -235,6 +237,16 @@ impl Origin {
             .with_prices(prices);
         model.problem().is_none().then_some(model)
     }
+}
+
+/// A row's long-prompt prices, when it gives them (input and output).
+fn long_prompt(row: &Row) -> Option<LongPrompt> {
+    let long = LongPrompt::new(
+        row.long_above?,
+        Price::from_picodollars(row.long_input?),
+        Price::from_picodollars(row.long_output?),
+    );
+    Some(long.with_cached_input(row.long_cache_read.map(Price::from_picodollars)))
 }
 
 /// The hub repository of a DeepSeek API model's tokenizer: DeepSeek's API serves
@@ -271,6 +283,7 @@ mod tests {
         };
         let tokens = |value: &Value| usize::try_from(value.as_u64().unwrap()).unwrap();
         for ((name, fields), row) in table.iter().zip(litellm::ROWS) {
+            let fields = fields.as_object().unwrap();
             assert_eq!(name, row.name);
             assert_eq!(fields["litellm_provider"], row.provider, "{name}");
             assert_eq!(tokens(&fields["max_input_tokens"]), row.max_input, "{name}");
@@ -293,6 +306,21 @@ mod tests {
             assert_eq!(cache_read, row.cache_read, "{name}");
             let cache_write = price(fields.get("cache_creation_input_token_cost"));
             assert_eq!(cache_write, row.cache_write, "{name}");
+            let above = row.long_above.map(|tokens| tokens / 1000);
+            let long = |field: &str| {
+                above.and_then(|k| price(fields.get(&format!("{field}_above_{k}k_tokens"))))
+            };
+            assert_eq!(long("input_cost_per_token"), row.long_input, "{name}");
+            assert_eq!(long("output_cost_per_token"), row.long_output, "{name}");
+            assert_eq!(
+                long("cache_read_input_token_cost"),
+                row.long_cache_read,
+                "{name}"
+            );
+            let tiers = fields
+                .keys()
+                .filter(|f| f.contains("_above_") && f.ends_with("k_tokens"));
+            assert_eq!(tiers.count() > 0, row.long_above.is_some(), "{name}");
         }
     }
 

@@ -131,7 +131,8 @@ impl Catalogue {
     /// `{"estimate": "claude"}` (or `"gemini"`); `max_output_tokens` is a number or
     /// `null` (output shares the window); `prices` is `{"input": 3.0, "output": 15.0}`
     /// in US dollars per million tokens, with `cached_input` and `cache_write` if the
-    /// provider has them, or `null` (unknown). Entries are applied in order; on an error
+    /// provider has them (they replace all the model's prices, a long-prompt tier
+    /// too), or `null` (unknown). Entries are applied in order; on an error
     /// none is.
     ///
     /// ```

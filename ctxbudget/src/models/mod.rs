@@ -73,9 +73,10 @@
 //! | Meta | Llama 3.1, 3.2, 3.3, 4 Scout, 4 Maverick | Meta's model cards |
 //!
 //! Prices ([`Model::prices`]) are LiteLLM's: US dollars at the provider's standard
-//! tier, per input and output token, and for input read from or written to the
-//! prompt cache where the provider has them. Models LiteLLM no longer lists (retired
-//! ones, Llama) have none.
+//! tier, per input and output token, for input read from or written to the prompt
+//! cache where the provider has them, and the higher prices of a request with a long
+//! prompt ([`LongPrompt`]). Models LiteLLM no longer lists (retired ones, Llama) have
+//! none.
 //!
 //! `cargo run -p ctxbudget --example models` prints every row.
 //!
@@ -117,7 +118,7 @@ pub use image_rule::ImageRule;
 #[cfg(feature = "serde")]
 pub use json::CatalogueError;
 pub use lookup::{MAX_NAME_BYTES, ModelNotFound};
-pub use prices::{Price, Prices};
+pub use prices::{LongPrompt, Price, Prices};
 
 use crate::count::{Encoding, EstimateProfile};
 
@@ -491,9 +492,11 @@ impl Model {
     }
 
     /// What `tokens` output tokens cost at the model's [`prices`](Self::prices), in
-    /// US dollars; `None` when the prices are unknown.
-    pub fn output_cost(&self, tokens: usize) -> Option<f64> {
-        Some(self.prices?.output_cost(tokens))
+    /// US dollars, in a request of `prompt_tokens` input tokens (which may be over
+    /// the threshold of the [long-prompt prices](Prices::long_prompt)); `None` when
+    /// the prices are unknown.
+    pub fn output_cost(&self, tokens: usize, prompt_tokens: usize) -> Option<f64> {
+        Some(self.prices?.for_prompt(prompt_tokens).output_cost(tokens))
     }
 
     /// The other names the model is found by (`"claude-sonnet-4-5"`,

@@ -92,8 +92,10 @@ impl fmt::Display for Price {
 /// has them) input read from its prompt cache and input written to it.
 ///
 /// Built-in models have the prices of LiteLLM's table (US dollars, the provider's
-/// standard tier, without batch or priority rates, and without the higher rates some
-/// models charge above a prompt length); see [`Model::prices`](super::Model::prices).
+/// standard tier, without batch or priority rates), with the higher prices some models
+/// charge for a whole request whose prompt is over a length
+/// ([`long_prompt`](Self::long_prompt): GPT-5.4 and later over 272,000 input tokens,
+/// Gemini Pro over 200,000); see [`Model::prices`](super::Model::prices).
 ///
 /// ```
 /// use ctxbudget::models::Model;
@@ -116,6 +118,56 @@ pub struct Prices {
     /// Each input token written to the prompt cache (Anthropic's 5-minute cache
     /// write), when the provider charges it apart.
     pub cache_write: Option<Price>,
+    /// The prices of a request whose prompt is longer, when the provider charges more
+    /// for it.
+    pub long_prompt: Option<LongPrompt>,
+}
+
+/// The prices a model charges for a whole request, input and output, when its prompt
+/// is over [`above`](Self::above) input tokens (cached ones included).
+///
+/// ```
+/// use ctxbudget::models::Model;
+///
+/// let prices = Model::lookup("gpt-5.5")?.prices().unwrap();
+/// let long = prices.long_prompt.unwrap();
+/// assert_eq!((long.above, long.input.per_million()), (272_000, 10.0));
+/// // 300,000 input tokens: all of them at the long-prompt price.
+/// assert_eq!(prices.input_cost(300_000, 0), 3.0);
+/// assert_eq!(prices.input_cost(272_000, 0), 1.36);
+/// # Ok::<(), ctxbudget::models::ModelNotFound>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct LongPrompt {
+    /// Over this many input tokens, the request pays these prices.
+    pub above: usize,
+    /// Each input token.
+    pub input: Price,
+    /// Each output token.
+    pub output: Price,
+    /// Each input token read from the prompt cache, when the provider gives it.
+    pub cached_input: Option<Price>,
+}
+
+impl LongPrompt {
+    /// Prices of `input` and `output` tokens for a request of more than `above` input
+    /// tokens, with no cache price.
+    pub fn new(above: usize, input: Price, output: Price) -> Self {
+        LongPrompt {
+            above,
+            input,
+            output,
+            cached_input: None,
+        }
+    }
+
+    /// Sets the price of input read from the prompt cache.
+    #[must_use]
+    pub fn with_cached_input(mut self, price: Option<Price>) -> Self {
+        self.cached_input = price;
+        self
+    }
 }
 
 impl Prices {
@@ -126,6 +178,34 @@ impl Prices {
             output,
             cached_input: None,
             cache_write: None,
+            long_prompt: None,
+        }
+    }
+
+    /// Sets the prices of a request with a long prompt.
+    #[must_use]
+    pub fn with_long_prompt(mut self, long: Option<LongPrompt>) -> Self {
+        self.long_prompt = long;
+        self
+    }
+
+    /// The prices a request of `prompt_tokens` input tokens pays: these, or those of
+    /// [`long_prompt`](Self::long_prompt) when the prompt is over its threshold (the
+    /// cache write price stays), with no long-prompt tier of their own.
+    #[must_use]
+    pub fn for_prompt(&self, prompt_tokens: usize) -> Prices {
+        match self.long_prompt {
+            Some(long) if prompt_tokens > long.above => Prices {
+                input: long.input,
+                output: long.output,
+                cached_input: long.cached_input.or(self.cached_input),
+                cache_write: self.cache_write,
+                long_prompt: None,
+            },
+            _ => Prices {
+                long_prompt: None,
+                ..*self
+            },
         }
     }
 
@@ -146,18 +226,23 @@ impl Prices {
     /// What `tokens` input tokens cost, in US dollars, when `cached` of them are read
     /// from the prompt cache (at most `tokens`: OpenAI's `cached_tokens` are part of
     /// `prompt_tokens`): the cached ones at [`cached_input`](Self::cached_input) (or
-    /// the input price when there is none), the others at [`input`](Self::input).
+    /// the input price when there is none), the others at [`input`](Self::input); at
+    /// the [`long_prompt`](Self::long_prompt) prices when `tokens` is over their
+    /// threshold.
     pub fn input_cost(&self, tokens: usize, cached: usize) -> f64 {
+        let prices = self.for_prompt(tokens);
         let cached = cached.min(tokens);
-        let fresh = self.input.cost_picodollars(tokens - cached);
-        let reused = self
+        let fresh = prices.input.cost_picodollars(tokens - cached);
+        let reused = prices
             .cached_input
-            .unwrap_or(self.input)
+            .unwrap_or(prices.input)
             .cost_picodollars(cached);
         picodollars_to_dollars(fresh.saturating_add(reused))
     }
 
-    /// What `tokens` output tokens cost, in US dollars.
+    /// What `tokens` output tokens cost, in US dollars, at [`output`](Self::output);
+    /// for a request with a long prompt, ask [`for_prompt`](Self::for_prompt)'s
+    /// prices.
     pub fn output_cost(&self, tokens: usize) -> f64 {
         self.output.cost(tokens)
     }
@@ -203,5 +288,29 @@ mod tests {
         assert!((prices.output_cost(1_000_000) - 8.0).abs() < 1e-12);
         // No overflow on any count.
         assert!(prices.input_cost(usize::MAX, 0).is_finite());
+    }
+
+    #[test]
+    fn a_long_prompt_pays_the_long_prices_for_all_of_it() {
+        let price = |dollars| Price::from_per_million(dollars).unwrap();
+        let long =
+            LongPrompt::new(200_000, price(4.0), price(18.0)).with_cached_input(Some(price(0.4)));
+        let prices = Prices::new(price(2.0), price(12.0))
+            .with_cached_input(Some(price(0.2)))
+            .with_long_prompt(Some(long));
+        // At the threshold: the standard prices.
+        assert!((prices.input_cost(200_000, 0) - 0.4).abs() < 1e-12);
+        // One token over: every token at the long price, cached ones too.
+        assert!((prices.input_cost(200_001, 0) - 0.800_004).abs() < 1e-12);
+        assert!((prices.input_cost(300_000, 100_000) - (0.8 + 0.04)).abs() < 1e-12);
+        let tier = prices.for_prompt(300_000);
+        assert_eq!(
+            (tier.input, tier.output, tier.long_prompt),
+            (price(4.0), price(18.0), None)
+        );
+        assert_eq!(prices.for_prompt(10).output, price(12.0));
+        // A long tier without a cached price keeps the standard cached price.
+        let plain = prices.with_long_prompt(Some(LongPrompt::new(10, price(4.0), price(18.0))));
+        assert_eq!(plain.for_prompt(11).cached_input, Some(price(0.2)));
     }
 }
