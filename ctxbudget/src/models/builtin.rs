@@ -190,7 +190,7 @@ impl Origin {
                 )
             }
             Provider::Anthropic => (
-                ModelTokenizer::Estimate(EstimateProfile::Claude),
+                table::claude_tokenizer(name),
                 ApiFormat::AnthropicMessages,
                 ImageRule::Anthropic,
             ),

@@ -30,6 +30,7 @@ enum Tok {
     Hf(&'static str),
     Tekken(&'static str, &'static str),
     Estimate(EstimateProfile),
+    Model(ModelTokenizer),
 }
 
 struct Row {
@@ -68,6 +69,12 @@ fn openai(
     }
 }
 
+/// The tokenizer of a Claude model, ours or LiteLLM's: the one place that says how
+/// Claude models are counted.
+pub(super) fn claude_tokenizer(_name: &str) -> ModelTokenizer {
+    ModelTokenizer::Estimate(EstimateProfile::Claude)
+}
+
 fn claude(name: &'static str, aliases: &'static [&'static str], output: usize) -> Row {
     Row {
         name,
@@ -75,7 +82,7 @@ fn claude(name: &'static str, aliases: &'static [&'static str], output: usize) -
         provider: Provider::Anthropic,
         window: 200_000,
         output: Some(output),
-        tokenizer: Tok::Estimate(EstimateProfile::Claude),
+        tokenizer: Tok::Model(claude_tokenizer(name)),
         api: ApiFormat::AnthropicMessages,
         image: ImageRule::Anthropic,
         source: ANTHROPIC.to_owned(),
@@ -467,6 +474,7 @@ pub(super) fn models() -> impl Iterator<Item = Model> {
                 file: file.to_owned(),
             },
             Tok::Estimate(profile) => ModelTokenizer::Estimate(profile),
+            Tok::Model(tokenizer) => tokenizer,
         };
         Model::new(row.name, row.provider, row.window, tokenizer, row.api)
             .with_max_output_tokens(row.output)
