@@ -320,6 +320,7 @@ impl Catalogue {
 
     /// The model whose name or alias is `name` (case and surrounding space aside),
     /// with no other form tried, and whether `name` is one of its aliases.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))] // JSON entries use it.
     pub(super) fn find_exact(&self, name: &str) -> Option<(&Model, bool)> {
         let slot = self.index.get(&key(name)?)?;
         Some((&self.models[slot.at], slot.alias.is_some()))

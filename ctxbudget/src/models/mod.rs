@@ -157,6 +157,7 @@ impl Provider {
         }
     }
 
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))] // JSON entries use it.
     pub(crate) fn parse(name: &str) -> Option<Self> {
         [
             Provider::OpenAi,
@@ -209,6 +210,7 @@ impl ApiFormat {
         }
     }
 
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))] // JSON entries use it.
     pub(crate) fn parse(name: &str) -> Option<Self> {
         [
             ApiFormat::OpenAiChat,
