@@ -4,6 +4,10 @@
 //! first is about 1,000,000 hash-map inserts, the second about 40,000 plus the
 //! alias moves.
 //!
+//! Also the built-in catalogue: building it from LiteLLM's table and our rows
+//! (`Catalogue::build_builtin`, what the first lookup costs; under 20 ms is the
+//! bar, and it takes well under one), and looking up names in every form once built.
+//!
 //! Run with `cargo bench --bench catalogue`. The models are built before the timed
 //! region; what is timed is the inserts and dropping the catalogue.
 
@@ -56,6 +60,30 @@ fn bench(c: &mut Criterion) {
             |models| black_box(insert_all(models)),
             BatchSize::PerIteration,
         );
+    });
+    group.bench_function("build the built-in catalogue", |b| {
+        b.iter(|| black_box(Catalogue::build_builtin().len()));
+    });
+    let names = [
+        "gpt-4o",
+        "openai/gpt-5.5-2026-04-23",
+        "claude-sonnet-4-5-20250929",
+        "global.anthropic.claude-opus-4-7",
+        "models/gemini-3.1-pro-preview",
+        "claude-opus-4-6@default",
+    ];
+    let builtin = Catalogue::builtin();
+    group.bench_function("look up 6 names in every form", |b| {
+        b.iter(|| {
+            names
+                .iter()
+                .map(|name| {
+                    builtin
+                        .lookup(black_box(name))
+                        .map_or(0, Model::context_window)
+                })
+                .sum::<usize>()
+        });
     });
     group.finish();
 }

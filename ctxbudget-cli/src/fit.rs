@@ -205,6 +205,34 @@ pub struct Fitted {
     /// Why the counts are not exact for the body's model, when the counter is not
     /// its own.
     pub warning: Option<String>,
+    /// The `--model`, whose prices give the request's cost.
+    pub model: Option<&'static Model>,
+}
+
+impl Fitted {
+    /// What the fitted request costs at the `--model`'s prices, in US dollars: its
+    /// input (none of it read from a prompt cache) and, at most, the output its
+    /// window reserves (at the long-prompt prices when the input is long enough);
+    /// `None` without `--model` or for a model without prices.
+    pub fn cost(&self) -> Option<(f64, f64)> {
+        let model = self.model?;
+        let input = self.report.tokens_after;
+        Some((
+            model.input_cost(input, 0)?,
+            model.output_cost(self.report.output_reserved, input)?,
+        ))
+    }
+
+    /// The report's cost line: `  cost       $0.001280 input at $2.50/M; up to ...`.
+    fn cost_line(&self) -> Option<String> {
+        let (input, output) = self.cost()?;
+        let prices = self.model?.prices()?.for_prompt(self.report.tokens_after);
+        Some(format!(
+            "  cost       ${input:.6} input at {}; up to ${output:.6} for the {} output tokens \
+             reserved, at {}",
+            prices.input, self.report.output_reserved, prices.output
+        ))
+    }
 }
 
 impl FitSpec {
@@ -274,6 +302,7 @@ impl Fitter {
             report,
             counter: chosen.counter.name().to_owned(),
             warning: chosen.warning,
+            model: self.model,
         })
     }
 
@@ -358,6 +387,10 @@ pub fn run(args: &FitArgs) -> Result<ExitCode, CliError> {
         eprint_line(&report_json(&fitted))?;
     } else {
         let mut table = fitted.report.to_string();
+        if let Some(cost) = fitted.cost_line() {
+            table.push('\n');
+            table.push_str(&cost);
+        }
         if let Some(warning) = &fitted.warning {
             table.push_str("\n  warning: ");
             table.push_str(warning);
@@ -400,6 +433,11 @@ pub fn report_json(fitted: &Fitted) -> String {
         "exactness": report.exactness.as_str(),
         "assumptions": assumptions,
         "counter": fitted.counter,
+        "cost": fitted.cost().map(|(input, output)| json!({
+            "currency": "USD",
+            "input": input,
+            "output_reserved": output,
+        })),
         "warnings": fitted.warning.iter().collect::<Vec<_>>(),
     })
     .to_string()

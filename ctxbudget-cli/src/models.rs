@@ -12,15 +12,17 @@ use crate::input::Output;
 
 const EXAMPLES: &str = "\
 The names are those --model takes (on count, trim, fit and batch); a dated snapshot
-(gpt-4o-2024-08-06) or a provider prefix (openai/gpt-4o) finds its model too. Windows
-and output limits are from the providers' documentation.
+(gpt-4o-2024-08-06) or a provider prefix (openai/gpt-4o) finds its model too. Windows,
+output limits and prices (US dollars per million input and output tokens) are from
+LiteLLM's model table, and from the providers' documentation for the rows we checked.
 
 Examples:
   ctxbudget models
   ctxbudget models claude
   ctxbudget models gpt-4o-2024-08-06";
 
-/// Print the model catalogue: context window, output limit and tokenizer of each model
+/// Print the model catalogue: context window, output limit, prices and tokenizer of each
+/// model
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct ModelsArgs {
@@ -74,8 +76,21 @@ fn matches(model: &Model, pattern: &str) -> bool {
 
 /// The table: a header, then one row per model; numbers aligned right.
 fn table(models: &[&Model]) -> String {
-    let header = ["MODEL", "WINDOW", "MAX OUTPUT", "TOKENIZER"];
-    let rows: Vec<[String; 4]> = models
+    let header = [
+        "MODEL",
+        "WINDOW",
+        "MAX OUTPUT",
+        "INPUT",
+        "OUTPUT",
+        "TOKENIZER",
+    ];
+    let price = |model: &Model, output: bool| {
+        model.prices().map_or_else(
+            || "-".to_owned(),
+            |p| if output { p.output } else { p.input }.to_string(),
+        )
+    };
+    let rows: Vec<[String; 6]> = models
         .iter()
         .map(|model| {
             [
@@ -84,6 +99,8 @@ fn table(models: &[&Model]) -> String {
                 model
                     .max_output_tokens()
                     .map_or_else(|| "shares window".to_owned(), |t| t.to_string()),
+                price(model, false),
+                price(model, true),
                 model.tokenizer().to_string(),
             ]
         })
@@ -95,17 +112,18 @@ fn table(models: &[&Model]) -> String {
             .max()
             .unwrap_or(0)
     };
-    let (w0, w1, w2) = (width(0), width(1), width(2));
+    let (w0, w1, w2, w3, w4) = (width(0), width(1), width(2), width(3), width(4));
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<w0$}  {:>w1$}  {:>w2$}  {}",
-        header[0], header[1], header[2], header[3]
+        "{:<w0$}  {:>w1$}  {:>w2$}  {:>w3$}  {:>w4$}  {}",
+        header[0], header[1], header[2], header[3], header[4], header[5]
     );
-    for [name, window, output, tokenizer] in &rows {
+    for [name, window, output, input_price, output_price, tokenizer] in &rows {
         let _ = writeln!(
             out,
-            "{name:<w0$}  {window:>w1$}  {output:>w2$}  {tokenizer}"
+            "{name:<w0$}  {window:>w1$}  {output:>w2$}  {input_price:>w3$}  {output_price:>w4$}  \
+             {tokenizer}"
         );
     }
     out

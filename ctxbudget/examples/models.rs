@@ -1,5 +1,5 @@
-//! Prints the model catalogue: window, output limit, tokenizer, API format and the
-//! source of every row.
+//! Prints the model catalogue: window, output limit, prices (US dollars per million
+//! input and output tokens), tokenizer, API format and the source of every row.
 //!
 //! ```sh
 //! cargo run -p ctxbudget --example models            # every model
@@ -13,8 +13,10 @@ fn main() {
         .nth(1)
         .unwrap_or_default()
         .to_ascii_lowercase();
-    println!("| model | provider | window | max output | tokenizer | API | source | checked |");
-    println!("| --- | --- | ---: | ---: | --- | --- | --- | --- |");
+    println!(
+        "| model | provider | window | max output | input | output | tokenizer | API | source | checked |"
+    );
+    println!("| --- | --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- |");
     for model in Catalogue::builtin()
         .models()
         .filter(|model| model.name().contains(&filter))
@@ -23,12 +25,20 @@ fn main() {
             || "shares the window".to_owned(),
             |tokens| tokens.to_string(),
         );
+        let price = |output: bool| {
+            model.prices().map_or_else(
+                || "-".to_owned(),
+                |p| if output { p.output } else { p.input }.to_string(),
+            )
+        };
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             model.name(),
             model.provider(),
             model.context_window(),
             output,
+            price(false),
+            price(true),
             model.tokenizer(),
             model.api(),
             model.source(),

@@ -8,7 +8,7 @@ use ctxbudget::TokenCounter;
 use ctxbudget::count::{Encoding, Exactness, Tiktoken};
 use ctxbudget::models::{
     ApiFormat, Catalogue, CatalogueError, CounterError, InsertError, MAX_NAME_BYTES, Model,
-    ModelCounter, ModelTokenizer, Provider,
+    ModelCounter, ModelTokenizer, Price, Provider,
 };
 use proptest::prelude::*;
 
@@ -50,9 +50,28 @@ fn names_resolve_in_every_form() {
         ("gemini-2.5-flash-preview-05-20", "gemini-2.5-flash"),
         ("google/gemini-1.5-pro-002", "gemini-1.5-pro"),
         ("gemini-1.5-flash-latest", "gemini-1.5-flash"),
-        ("mistral-large-latest", "mistral-large-2411"),
+        // Mistral's `-latest` names moved on to Mistral Large 3 and Codestral 25.08.
+        ("mistral-large-latest", "mistral-large-latest"),
+        ("mistral/mistral-large-2411", "mistral-large-2411"),
         ("mistralai/Mistral-Nemo-Instruct-2407", "open-mistral-nemo"),
-        ("codestral-latest", "codestral-2501"),
+        ("codestral-latest", "codestral-latest"),
+        ("codestral-2501", "codestral-2501"),
+        // Models that come from LiteLLM's table, in every form.
+        ("claude-opus-4-6-20260205", "claude-opus-4-6"),
+        ("claude-opus-4-7-20260416", "claude-opus-4-7"),
+        ("anthropic/claude-sonnet-5", "claude-sonnet-5"),
+        ("anthropic.claude-opus-4-7", "claude-opus-4-7"),
+        ("global.anthropic.claude-opus-5-5", "claude-opus-5-5"),
+        ("us.anthropic.claude-opus-4-6-v1", "claude-opus-4-6"),
+        ("claude-opus-4-6@default", "claude-opus-4-6"),
+        ("vertex_ai/claude-sonnet-4-6@default", "claude-sonnet-4-6"),
+        ("gpt-5.1-2025-11-13", "gpt-5.1"),
+        ("openai/gpt-5.5-2026-04-23", "gpt-5.5"),
+        ("gpt-5.4-mini-2026-03-17", "gpt-5.4-mini"),
+        ("models/gemini-3.1-pro-preview", "gemini-3.1-pro-preview"),
+        ("gemini/gemini-3.5-flash", "gemini-3.5-flash"),
+        ("vertex_ai/gemini-3-pro-preview", "gemini-3-pro-preview"),
+        ("deepseek/deepseek-chat", "deepseek-chat"),
         ("meta-llama/Llama-3.3-70B-Instruct", "llama-3.3-70b"),
         ("llama-4-scout-17b-16e-instruct", "llama-4-scout"),
     ];
@@ -79,6 +98,9 @@ fn every_name_and_alias_finds_its_own_model() {
 #[test]
 fn unknown_names_suggest_the_closest() {
     for (typo, first) in [
+        ("claude-opus-4-66", "claude-opus-4-6"),
+        ("gpt-5.55", "gpt-5.5"),
+        ("gemini-3.1-pro-preveiw", "gemini-3.1-pro-preview"),
         ("gpt-4-o", "gpt-4o"),
         ("gtp-4o", "gpt-4o"),
         ("claude-sonet-4-5", "claude-sonnet-4-5"),
@@ -139,7 +161,8 @@ fn every_row_is_sourced_dated_and_sane() {
         );
         // Providers and formats go together.
         let expected_api = match model.provider() {
-            Provider::OpenAi => ApiFormat::OpenAiChat,
+            // DeepSeek's API takes OpenAI's Chat Completions format.
+            Provider::OpenAi | Provider::DeepSeek => ApiFormat::OpenAiChat,
             Provider::Anthropic => ApiFormat::AnthropicMessages,
             Provider::Google => ApiFormat::GeminiGenerateContent,
             Provider::Mistral => ApiFormat::MistralChat,
@@ -179,6 +202,29 @@ fn documented_numbers() {
         ("gemini-1.5-pro", 2_097_152, Some(8_192)),
         ("gemini-2.0-flash", 1_048_576, Some(8_192)),
         ("llama-4-scout", 10_000_000, None),
+        // From LiteLLM's table: the 1M windows and 128K outputs of current Claude
+        // models, GPT-5.x's 400K and 1.05M windows (LiteLLM writes the input part,
+        // 272K or 922K), Gemini 3.x's 1M.
+        ("claude-opus-4-6", 1_000_000, Some(128_000)),
+        ("claude-sonnet-4-6", 1_000_000, Some(128_000)),
+        ("claude-opus-4-7", 1_000_000, Some(128_000)),
+        ("claude-sonnet-5", 1_000_000, Some(128_000)),
+        ("claude-opus-5", 1_000_000, Some(128_000)),
+        ("claude-opus-5-5", 1_000_000, Some(128_000)),
+        ("claude-sonnet-5-5", 1_000_000, Some(128_000)),
+        ("claude-haiku-5-5", 1_000_000, Some(128_000)),
+        ("gpt-5.1", 400_000, Some(128_000)),
+        ("gpt-5.2", 400_000, Some(128_000)),
+        ("gpt-5.4", 1_050_000, Some(128_000)),
+        ("gpt-5.4-mini", 400_000, Some(128_000)),
+        ("gpt-5.5", 1_050_000, Some(128_000)),
+        ("gpt-5.6", 1_050_000, Some(128_000)),
+        ("gpt-5.1-chat-latest", 128_000, Some(16_384)),
+        ("gemini-3.1-pro-preview", 1_048_576, Some(65_536)),
+        ("gemini-3-flash-preview", 1_048_576, Some(65_536)),
+        ("gemini-3.5-flash", 1_048_576, Some(65_536)),
+        ("mistral-large-3", 262_144, None),
+        ("deepseek-chat", 131_072, Some(8_192)),
     ];
     for (name, window, output) in rows {
         let model = Model::lookup(name).unwrap();
@@ -444,6 +490,48 @@ fn bad_entries_name_the_entry_and_field() {
 }
 
 #[test]
+fn malformed_prices_name_their_field() {
+    let cases = [
+        (r#"{"name": "gpt-4o", "prices": 3}"#, "prices"),
+        (
+            r#"{"name": "gpt-4o", "prices": {"input": 1}}"#,
+            "prices.output",
+        ),
+        (
+            r#"{"name": "gpt-4o", "prices": {"output": 1}}"#,
+            "prices.input",
+        ),
+        (
+            r#"{"name": "gpt-4o", "prices": {"input": -1, "output": 1}}"#,
+            "prices.input",
+        ),
+        (
+            r#"{"name": "gpt-4o", "prices": {"input": 1, "output": "2"}}"#,
+            "prices.output",
+        ),
+        (
+            r#"{"name": "gpt-4o", "prices": {"input": 1, "output": 2, "cached_input": null}}"#,
+            "prices.cached_input",
+        ),
+        (
+            r#"{"name": "gpt-4o", "prices": {"input": 1, "output": 2, "cache_read": 1}}"#,
+            "prices.cache_read",
+        ),
+    ];
+    for (entry, expected) in cases {
+        let json = format!(r#"{{"models": [{entry}]}}"#);
+        let (index, _, field, message) = entry_error(&json);
+        assert_eq!((index, field.as_str()), (1, expected), "{entry}: {message}");
+        let err = Catalogue::new().with_json(&json).unwrap_err().to_string();
+        assert!(err.contains(&format!("field `{expected}`")), "{err}");
+        assert!(
+            message.contains("per million tokens") || message.contains("unknown field"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
 fn malformed_entries_say_what_was_expected() {
     // No suggestion that is not a near miss (`contxt` used to suggest `name`); the
     // message names the fields an entry has.
@@ -474,6 +562,71 @@ fn malformed_entries_say_what_was_expected() {
         ))
         .unwrap_err();
     assert!(err.to_string().len() < 400, "{}", err.to_string().len());
+}
+
+#[test]
+fn prices_come_from_litellm_and_json_overrides_them() {
+    // LiteLLM's prices, per million tokens.
+    let sonnet = Model::lookup("claude-sonnet-4-5-20250929").unwrap();
+    let prices = sonnet.prices().unwrap();
+    assert_eq!(
+        (
+            prices.input.per_million(),
+            prices.output.per_million(),
+            prices.cached_input.map(Price::per_million),
+            prices.cache_write.map(Price::per_million),
+        ),
+        (3.0, 15.0, Some(0.3), Some(3.75))
+    );
+    let gpt = Model::lookup("gpt-5.1").unwrap().prices().unwrap();
+    assert_eq!(gpt.input.to_string(), "$1.25/M");
+    assert_eq!(gpt.cached_input.unwrap().to_string(), "$0.125/M");
+    assert_eq!(gpt.cache_write, None);
+    // What a request costs: 200,000 input tokens, 150,000 of them cached.
+    let cost = Model::lookup("gpt-4.1")
+        .unwrap()
+        .input_cost(200_000, 150_000);
+    assert_eq!(cost, Some(0.1 + 0.075));
+    assert_eq!(
+        Model::lookup("claude-opus-4-6")
+            .unwrap()
+            .output_cost(10_000, 0),
+        Some(0.25)
+    );
+    // Over 272,000 input tokens, GPT-5.5 charges the long-prompt prices for all of
+    // the request: $10 and $45 per million instead of $5 and $30.
+    let gpt = Model::lookup("gpt-5.5").unwrap();
+    assert_eq!(gpt.input_cost(272_000, 0), Some(1.36));
+    assert_eq!(gpt.input_cost(400_000, 0), Some(4.0));
+    assert_eq!(gpt.output_cost(10_000, 272_000), Some(0.3));
+    assert_eq!(gpt.output_cost(10_000, 400_000), Some(0.45));
+    // A model without prices costs nothing known.
+    let llama = Model::lookup("llama-3.3-70b").unwrap();
+    assert_eq!(llama.input_cost(1_000, 0), None);
+    // JSON sets and clears them.
+    let catalogue = Catalogue::new()
+        .with_json(
+            r#"{"models": [
+                {"name": "llama-3.3-70b", "prices": {"input": 0.6, "output": 0.6, "cached_input": 0.3}},
+                {"name": "gpt-4o", "prices": null}
+            ]}"#,
+        )
+        .unwrap();
+    let llama = catalogue.lookup("llama-3.3-70b").unwrap();
+    assert_eq!(llama.input_cost(1_000_000, 500_000), Some(0.45));
+    assert_eq!(catalogue.lookup("gpt-4o").unwrap().prices(), None);
+    // Every LiteLLM model has prices, and the cached price is never over the input's.
+    for model in Catalogue::builtin().models() {
+        if model
+            .source()
+            .starts_with("https://pypi.org/project/litellm/")
+        {
+            let prices = model.prices().unwrap_or_else(|| panic!("{}", model.name()));
+            if let Some(cached) = prices.cached_input {
+                assert!(cached <= prices.input, "{}", model.name());
+            }
+        }
+    }
 }
 
 #[test]
@@ -742,6 +895,40 @@ proptest! {
                     prop_assert!(err.to_string().len() < 200);
                 }
             }
+        }
+    }
+
+    /// Any `prices` value is taken or refused with an error that names a `prices`
+    /// field; taken prices cost more for more tokens, and never less than when some
+    /// of them are cached at a lower price.
+    #[test]
+    fn any_prices_are_taken_or_name_their_field(
+        input in prop_oneof![Just("null".to_owned()), (-10.0f64..1e4).prop_map(|v| v.to_string()), "[a-z\"{}0-9]{0,6}"],
+        output in prop_oneof![(0.0f64..1e4).prop_map(|v| v.to_string()), Just("-1".to_owned()), Just("1e300".to_owned())],
+        cached in prop::option::of(0.0f64..1e4),
+        tokens in 0usize..10_000_000,
+        cached_tokens in 0usize..10_000_000,
+    ) {
+        let cached_field = cached.map_or(String::new(), |c| format!(r#", "cached_input": {c}"#));
+        let json = format!(
+            r#"{{"models": [{{"name": "gpt-4o", "prices": {{"input": {input}, "output": {output}{cached_field}}}}}]}}"#
+        );
+        match Catalogue::new().with_json(&json) {
+            Ok(catalogue) => {
+                let model = catalogue.lookup("gpt-4o").unwrap();
+                let prices = *model.prices().unwrap();
+                let full = prices.input_cost(tokens, 0);
+                prop_assert!(full.is_finite() && full >= 0.0);
+                prop_assert!(prices.input_cost(tokens + 1, 0) >= full);
+                if prices.cached_input.is_none_or(|c| c <= prices.input) {
+                    prop_assert!(prices.input_cost(tokens, cached_tokens) <= full);
+                }
+            }
+            Err(CatalogueError::Entry { field, message, .. }) => {
+                prop_assert!(field.starts_with("prices"), "{field}: {message}");
+            }
+            Err(CatalogueError::Json { .. }) => {} // `input` was not JSON
+            Err(other) => prop_assert!(false, "{other}"),
         }
     }
 

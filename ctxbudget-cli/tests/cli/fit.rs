@@ -520,3 +520,45 @@ fn fit_edits_old_tool_output_before_it_drops_messages_and_drop_only_does_not() {
     )
     .fails(1, "cannot be used with");
 }
+
+#[test]
+fn a_model_with_prices_gives_the_requests_cost() {
+    let path = request_fixture(OPENAI);
+    let out = run(
+        &["fit", "--model", "gpt-4o", "--report-json", arg(&path)],
+        b"",
+    );
+    out.ok();
+    let report = json(&out.stderr);
+    let tokens = report["tokens_after"].as_u64().unwrap();
+    let reserved = report["output_reserved"].as_u64().unwrap();
+    let cost = &report["cost"];
+    assert_eq!(cost["currency"], "USD");
+    // gpt-4o: $2.50 per million input tokens, $10 per million output tokens.
+    #[allow(clippy::cast_precision_loss)]
+    let (input, output) = (tokens as f64 * 2.5e-6, reserved as f64 * 10e-6);
+    assert!(
+        (cost["input"].as_f64().unwrap() - input).abs() < 1e-9,
+        "{cost}"
+    );
+    assert!(
+        (cost["output_reserved"].as_f64().unwrap() - output).abs() < 1e-9,
+        "{cost}"
+    );
+    // The table says it too.
+    let out = run(&["fit", "--model", "gpt-4o", arg(&path)], b"");
+    out.ok();
+    assert!(
+        out.stderr
+            .contains(&format!("  cost       ${input:.6} input at $2.50/M")),
+        "{}",
+        out.stderr
+    );
+    // Without a model's prices, no cost.
+    let out = run(
+        &["fit", "--max-input", "100000", "--report-json", arg(&path)],
+        b"",
+    );
+    out.ok();
+    assert_eq!(json(&out.stderr)["cost"], Value::Null);
+}

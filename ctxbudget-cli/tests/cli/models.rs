@@ -4,7 +4,7 @@ use ctxbudget::models::{Catalogue, Model};
 
 use crate::support::run;
 
-/// The rows of the table: name, window, max output, tokenizer.
+/// The rows of the table: name, window, max output, input and output prices, tokenizer.
 fn table_rows(out: &str) -> Vec<Vec<String>> {
     let mut lines = out.lines();
     let header = lines.next().expect("a header");
@@ -30,7 +30,13 @@ fn every_model_of_the_catalogue_is_listed_with_its_numbers() {
             .max_output_tokens()
             .map_or_else(|| "shares window".to_owned(), |t| t.to_string());
         assert_eq!(row[2], output);
-        assert_eq!(row[3], model.tokenizer().to_string());
+        let prices = model.prices();
+        let shown = |price: Option<ctxbudget::models::Price>| {
+            price.map_or_else(|| "-".to_owned(), |p| p.to_string())
+        };
+        assert_eq!(row[3], shown(prices.map(|p| p.input)), "{}", model.name());
+        assert_eq!(row[4], shown(prices.map(|p| p.output)), "{}", model.name());
+        assert_eq!(row[5], model.tokenizer().to_string());
     }
 }
 

@@ -2,10 +2,9 @@
 
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
-use std::sync::LazyLock;
 
 use super::lookup::{MAX_NAME_BYTES, Shortened, candidates, closest, key};
-use super::{Model, ModelNotFound, table};
+use super::{Model, ModelNotFound};
 
 /// A set of models, found by name, alias or dated snapshot.
 ///
@@ -112,27 +111,7 @@ pub enum InsertError {
     },
 }
 
-static BUILTIN: LazyLock<Catalogue> = LazyLock::new(|| {
-    let mut catalogue = Catalogue::empty();
-    for model in table::models() {
-        let inserted = catalogue.insert(model);
-        // The table's names are unique and short: a unit test checks every row.
-        debug_assert!(inserted.is_ok(), "{inserted:?}");
-    }
-    catalogue
-});
-
 impl Catalogue {
-    /// The built-in catalogue: every model of the table in [the module docs](super).
-    pub fn builtin() -> &'static Catalogue {
-        &BUILTIN
-    }
-
-    /// A copy of the built-in catalogue, to add entries to.
-    pub fn new() -> Self {
-        Self::builtin().clone()
-    }
-
     /// A catalogue without any model.
     pub fn empty() -> Self {
         Catalogue::default()
@@ -311,24 +290,37 @@ impl Catalogue {
     /// [`ModelNotFound`], with the closest names of this catalogue (none for a name
     /// over [`MAX_NAME_BYTES`](super::MAX_NAME_BYTES)).
     pub fn lookup(&self, name: &str) -> Result<&Model, ModelNotFound> {
-        let Some(name_key) = key(name) else {
-            return Err(ModelNotFound {
-                name: name.to_owned(),
-                suggestions: Vec::new(),
-            });
-        };
-        candidates(&name_key)
-            .into_iter()
-            .find_map(|form| self.index.get(form))
-            .map(|slot| &self.models[slot.at])
+        self.position(name)
+            .map(|(at, _)| &self.models[at])
             .ok_or_else(|| ModelNotFound {
                 name: name.to_owned(),
-                suggestions: closest(name, self.names()),
+                suggestions: if name.trim().len() > MAX_NAME_BYTES {
+                    Vec::new()
+                } else {
+                    closest(name, self.names())
+                },
             })
+    }
+
+    /// Where the model [`lookup`](Self::lookup) finds is in `models`, and whether
+    /// `name` is its name or alias as given (no other form tried).
+    pub(super) fn position(&self, name: &str) -> Option<(usize, bool)> {
+        let name_key = key(name)?;
+        candidates(&name_key)
+            .into_iter()
+            .enumerate()
+            .find_map(|(form, key)| self.index.get(key).map(|slot| (slot.at, form == 0)))
+    }
+
+    /// The model at `at` of `models`, to change fields other than its names (which
+    /// the index holds).
+    pub(super) fn numbers_mut(&mut self, at: usize) -> Option<&mut Model> {
+        self.models.get_mut(at)
     }
 
     /// The model whose name or alias is `name` (case and surrounding space aside),
     /// with no other form tried, and whether `name` is one of its aliases.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))] // JSON entries use it.
     pub(super) fn find_exact(&self, name: &str) -> Option<(&Model, bool)> {
         let slot = self.index.get(&key(name)?)?;
         Some((&self.models[slot.at], slot.alias.is_some()))
@@ -515,13 +507,7 @@ mod tests {
     }
 
     #[test]
-    fn every_row_of_the_table_is_in_the_builtin_catalogue() {
-        let mut catalogue = Catalogue::empty();
-        for row in table::models() {
-            let name = row.name().to_owned();
-            assert_eq!(catalogue.insert(row), Ok(None), "{name}");
-        }
-        assert_eq!(Catalogue::builtin().len(), catalogue.len());
+    fn the_builtin_catalogue_is_consistent() {
         assert_consistent(Catalogue::builtin());
     }
 

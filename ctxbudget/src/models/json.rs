@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::lookup::{MAX_NAME_BYTES, Shortened, closest, edit_distance};
-use super::{ApiFormat, Catalogue, InsertError, Model, ModelTokenizer, Provider};
+use super::{ApiFormat, Catalogue, InsertError, Model, ModelTokenizer, Price, Prices, Provider};
 use crate::count::{Encoding, EstimateProfile};
 
 /// The fields an entry may have.
-const FIELDS: [&str; 9] = [
+const FIELDS: [&str; 10] = [
     "name",
     "provider",
     "context_window",
@@ -20,7 +20,11 @@ const FIELDS: [&str; 9] = [
     "aliases",
     "source",
     "checked",
+    "prices",
 ];
+
+/// The fields of `prices`, each in US dollars per million tokens.
+const PRICE_FIELDS: [&str; 4] = ["input", "output", "cached_input", "cache_write"];
 
 /// The fields an entry for a model the catalogue does not have needs.
 const REQUIRED: [&str; 4] = ["provider", "context_window", "tokenizer", "api"];
@@ -114,7 +118,7 @@ impl Catalogue {
     /// An entry whose `name` is the name of a model already in the catalogue (case
     /// aside) overrides the fields it gives and keeps the others (its source becomes
     /// the entry's, or "user entry" over the old one). Any other entry is a new model
-    /// and needs `provider` (`openai`, `anthropic`, `google`, `mistral`, `meta`,
+    /// and needs `provider` (`openai`, `anthropic`, `google`, `mistral`, `meta`, `deepseek`,
     /// `other`), `context_window`, `tokenizer` and `api` (`openai-chat`,
     /// `anthropic-messages`, `gemini`, `mistral-chat`, `other`). A name beats an
     /// alias, as in [`insert`](Catalogue::insert): a new model named like another
@@ -125,7 +129,10 @@ impl Catalogue {
     /// `{"tiktoken": "o200k_base"}`, `{"huggingface": "owner/repo"}`,
     /// `{"tekken": {"repo": "owner/repo", "file": "tekken.json"}}` and
     /// `{"estimate": "claude"}` (or `"gemini"`); `max_output_tokens` is a number or
-    /// `null` (output shares the window). Entries are applied in order; on an error
+    /// `null` (output shares the window); `prices` is `{"input": 3.0, "output": 15.0}`
+    /// in US dollars per million tokens, with `cached_input` and `cache_write` if the
+    /// provider has them (they replace all the model's prices, a long-prompt tier
+    /// too), or `null` (unknown). Entries are applied in order; on an error
     /// none is.
     ///
     /// ```
@@ -321,7 +328,7 @@ fn apply_fields(model: &mut Model, fields: &Map<String, Value>) -> Result<(), (S
         let provider = value.as_str().and_then(Provider::parse).ok_or_else(|| {
             wrong(
                 "provider",
-                "one of \"openai\", \"anthropic\", \"google\", \"mistral\", \"meta\", \"other\"",
+                "one of \"openai\", \"anthropic\", \"google\", \"mistral\", \"meta\", \"deepseek\", \"other\"",
             )
         })?;
         model.provider = provider;
@@ -375,6 +382,9 @@ fn apply_fields(model: &mut Model, fields: &Map<String, Value>) -> Result<(), (S
             .ok_or_else(|| wrong("source", "a string: where the numbers come from"))?
             .clone_into(&mut model.source);
     }
+    if let Some(value) = fields.get("prices") {
+        model.prices = prices(value)?;
+    }
     if let Some(value) = fields.get("checked") {
         model.checked = match value {
             Value::Null => None,
@@ -383,6 +393,59 @@ fn apply_fields(model: &mut Model, fields: &Map<String, Value>) -> Result<(), (S
         };
     }
     Ok(())
+}
+
+/// `prices`: `null`, or an object of [`PRICE_FIELDS`] with `input` and `output`.
+fn prices(value: &Value) -> Result<Option<Prices>, (String, String)> {
+    const EXPECTED: &str = "{\"input\": 3.0, \"output\": 15.0} in US dollars per million tokens \
+         (optional \"cached_input\", \"cache_write\"), or null";
+    if value.is_null() {
+        return Ok(None);
+    }
+    let Some(fields) = value.as_object() else {
+        return Err(wrong("prices", EXPECTED));
+    };
+    if let Some(unknown) = fields
+        .keys()
+        .find(|key| !PRICE_FIELDS.contains(&key.as_str()))
+    {
+        return Err((
+            format!("prices.{unknown}"),
+            format!(
+                "unknown field; `prices` has the fields {}",
+                PRICE_FIELDS.map(|f| format!("`{f}`")).join(", ")
+            ),
+        ));
+    }
+    let price = |field: &str| -> Result<Option<Price>, (String, String)> {
+        fields
+            .get(field)
+            .map(|value| {
+                value
+                    .as_f64()
+                    .and_then(Price::from_per_million)
+                    .ok_or_else(|| {
+                        wrong(
+                            &format!("prices.{field}"),
+                            "a price in US dollars per million tokens, 0 or more",
+                        )
+                    })
+            })
+            .transpose()
+    };
+    let (input, output) = (price("input")?, price("output")?);
+    let (Some(input), Some(output)) = (input, output) else {
+        let missing = if input.is_none() { "input" } else { "output" };
+        return Err((
+            format!("prices.{missing}"),
+            format!("missing; expected {EXPECTED}"),
+        ));
+    };
+    Ok(Some(
+        Prices::new(input, output)
+            .with_cached_input(price("cached_input")?)
+            .with_cache_write(price("cache_write")?),
+    ))
 }
 
 fn tokens(value: &Value) -> Option<usize> {

@@ -130,9 +130,9 @@ pub(super) fn candidates(key: &str) -> Vec<&str> {
             let rest = &form[at + "anthropic.".len()..];
             push(&mut forms, strip_bedrock_version(rest));
         }
-        // Vertex AI: `claude-3-5-haiku@20241022`.
+        // Vertex AI: `claude-3-5-haiku@20241022`, `claude-opus-4-6@default`.
         if let Some((base, version)) = form.split_once('@') {
-            if version.bytes().all(|b| b.is_ascii_digit()) {
+            if version == "default" || version.bytes().all(|b| b.is_ascii_digit()) {
                 push(&mut forms, base);
             }
         }
@@ -145,7 +145,7 @@ pub(super) fn candidates(key: &str) -> Vec<&str> {
 }
 
 /// `claude-3-5-haiku-20241022-v1:0` → `claude-3-5-haiku-20241022`.
-fn strip_bedrock_version(name: &str) -> &str {
+pub(super) fn strip_bedrock_version(name: &str) -> &str {
     match name.rfind("-v") {
         Some(at)
             if name[at + 2..]
@@ -214,19 +214,34 @@ pub(super) fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// The family of a name: the letters it starts with, after any provider prefix
+/// (`claude`, `gpt`, `gemini`, `o`), lower-cased.
+fn family(name: &str) -> &str {
+    let name = name.rsplit('/').next().unwrap_or(name);
+    let end = name
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .unwrap_or(name.len());
+    &name[..end]
+}
+
 /// The (at most) three names closest to `name`, closest first, ties in the order
-/// given; names already suggested are skipped.
+/// given; names already suggested are skipped. Names of the same family as `name`
+/// (`claude-…` for `claude-opus-9`) come first, when there are any.
 pub(super) fn closest<'a>(name: &str, names: impl Iterator<Item = &'a str>) -> Vec<String> {
     let query = name.trim().to_ascii_lowercase();
     // Bound the work on absurd input: the catalogue's names are short.
     let query: String = query.chars().take(128).collect();
-    let mut scored: Vec<(usize, usize, &str)> = names
+    let wanted = family(&query);
+    let mut scored: Vec<(bool, usize, usize, &str)> = names
         .enumerate()
-        .map(|(order, known)| (edit_distance(&query, known), order, known))
+        .map(|(order, known)| {
+            let other = wanted.is_empty() || !family(known).eq_ignore_ascii_case(wanted);
+            (other, edit_distance(&query, known), order, known)
+        })
         .collect();
     scored.sort_unstable();
     let mut out: Vec<String> = Vec::new();
-    for (_, _, known) in scored {
+    for (_, _, _, known) in scored {
         if !out.iter().any(|seen| seen == known) {
             out.push(known.to_owned());
         }
@@ -240,6 +255,24 @@ pub(super) fn closest<'a>(name: &str, names: impl Iterator<Item = &'a str>) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn suggestions_keep_to_the_family() {
+        let names = ["gpt-5", "claude-opus-4-5", "claude-sonnet-5", "o3"];
+        // `gpt-5` is closer by edit distance; the family is Claude.
+        assert_eq!(
+            closest("claude-5", names.into_iter()),
+            ["claude-opus-4-5", "claude-sonnet-5", "gpt-5"]
+        );
+        assert_eq!(
+            closest("anthropic/claude-sonet-5", names.into_iter())[0],
+            "claude-sonnet-5"
+        );
+        // No name of the family: the closest of all.
+        assert_eq!(closest("gtp-5", names.into_iter())[0], "gpt-5");
+        assert_eq!(family("openai/gpt-4o"), "gpt");
+        assert_eq!(family("4o"), "");
+    }
 
     #[test]
     fn distances() {
@@ -288,6 +321,8 @@ mod tests {
         assert!(forms.contains(&"claude-3-5-haiku"), "{forms:?}");
         let forms = candidates("claude-3-5-haiku@20241022");
         assert!(forms.contains(&"claude-3-5-haiku"), "{forms:?}");
+        let forms = candidates("claude-opus-4-6@default");
+        assert!(forms.contains(&"claude-opus-4-6"), "{forms:?}");
         let forms = candidates("ft:gpt-4o-mini-2024-07-18:acme::abc123");
         assert!(forms.contains(&"gpt-4o-mini"), "{forms:?}");
         // Every form is tried once, and the list stays short.

@@ -1,14 +1,16 @@
-//! The model catalogue: the context window, output limit, tokenizer and API format of
-//! current OpenAI, Anthropic, Google, Mistral and Meta models, from their providers'
-//! documentation.
+//! The model catalogue: the context window, output limit, prices, tokenizer and API
+//! format of current OpenAI, Anthropic, Google, Mistral, DeepSeek and Meta models,
+//! from LiteLLM's model table and the providers' documentation.
 //!
 //! [`Model::lookup`] finds a model by its name as the provider's API spells it, by an
 //! alias, by a dated snapshot (`gpt-4o-2024-08-06`, `claude-sonnet-4-5-20250929`,
 //! `gemini-2.0-flash-001`), with a provider prefix (`openai/gpt-4o`,
-//! `models/gemini-2.5-pro`) or as a Bedrock id (`anthropic.claude-3-5-haiku-20241022-v1:0`).
-//! An unknown name is an error that names the closest names in the catalogue; a name
-//! over [`MAX_NAME_BYTES`] (256) is refused as too long.
-//! [`Model::counter`] gives the counter that matches the model's tokenizer.
+//! `models/gemini-2.5-pro`), as a Bedrock id (`anthropic.claude-3-5-haiku-20241022-v1:0`,
+//! `global.anthropic.claude-opus-4-7`) or a Vertex AI one (`claude-opus-4-6@default`).
+//! An unknown name is an error that names the closest names in the catalogue, those
+//! of the same family first; a name over [`MAX_NAME_BYTES`] (256) is refused as too
+//! long. [`Model::counter`] gives the counter that matches the model's tokenizer, and
+//! [`Model::input_cost`] what a request costs.
 //!
 //! ```
 //! use ctxbudget::models::{ApiFormat, Model};
@@ -19,6 +21,11 @@
 //! assert_eq!(model.context_window(), 128_000);
 //! assert_eq!(model.max_output_tokens(), Some(16_384));
 //! assert_eq!(model.api(), ApiFormat::OpenAiChat);
+//! // $2.50 per million input tokens, $1.25 per million read from the prompt cache.
+//! assert_eq!(model.input_cost(1_000_000, 200_000), Some(2.25));
+//!
+//! let opus = Model::lookup("claude-opus-4-7")?;
+//! assert_eq!((opus.context_window(), opus.max_output_tokens()), (1_000_000, Some(128_000)));
 //!
 //! // Tiktoken for OpenAI models, an upper estimate for Claude and Gemini.
 //! let counter = Model::lookup("claude-sonnet-4-5")?.counter()?;
@@ -31,23 +38,45 @@
 //!
 //! # Where the numbers come from
 //!
-//! Every row names the page of the provider's documentation it was taken from
-//! ([`Model::source`]) and the day it was checked against it ([`Model::checked`]).
-//! Windows and limits change; a [`Catalogue`] takes entries of your own or overrides
-//! (from JSON with the `serde` feature) without waiting for a release. The windows
-//! are what the API accepts by default: beta headers and tiers that raise them (a
-//! million tokens for Claude Sonnet 4 and 4.5, 128,000 output tokens for Claude 3.7
-//! Sonnet) are not assumed. Open-weight models (Llama, and Mistral's open models)
-//! have no separate output limit: output shares the window, and
-//! [`Model::max_output_tokens`] is `None`.
+//! Two sources, one over the other:
+//!
+//! - **LiteLLM's model table** (`model_prices_and_context_window.json` of the
+//!   `litellm` 1.110.2 package, MIT), kept current by its community: windows, output
+//!   limits and prices. The crate ships the rows of the chat models whose request
+//!   formats it reads and of the open models whose tokenizers it counts
+//!   (`ctxbudget/data/litellm/README.md` gives the filter, and
+//!   `scripts/refresh_litellm_catalogue.py` refreshes them from a pinned release).
+//!   Their [`Model::source`] is the release's PyPI page.
+//! - **Our rows**, each checked against the provider's documentation page it names
+//!   ([`Model::source`]) on the day [`Model::checked`] gives: the tokenizer, API
+//!   format and image rule of every model, and the numbers of the models we checked
+//!   by hand. Where LiteLLM's numbers for one of these differ, ours stand only with
+//!   a reason (a test keeps the list), and LiteLLM's prices apply all the same.
+//!
+//! A LiteLLM row that a lookup already finds (a dated snapshot, a Bedrock or Vertex
+//! id) is a name of that model, not a model of its own, unless it is the provider's
+//! own and its limits differ. Windows and limits change; a [`Catalogue`] takes
+//! entries of your own or overrides (from JSON with the `serde` feature) without
+//! waiting for a release. The windows are what the API accepts by default: beta
+//! headers and tiers that raise them (a million tokens for Claude Sonnet 4 and 4.5,
+//! 128,000 output tokens for Claude 3.7 Sonnet) are not assumed. Open-weight models
+//! (Llama, and Mistral's open models) have no separate output limit: output shares
+//! the window, and [`Model::max_output_tokens`] is `None`.
 //!
 //! | provider | models | source |
 //! | --- | --- | --- |
-//! | OpenAI | GPT-5, GPT-4.1, GPT-4o, o1, o3, o4-mini, GPT-4 Turbo, GPT-4, GPT-3.5 Turbo | the model pages of the OpenAI API docs |
-//! | Anthropic | Claude Opus 4.5, 4.1, 4; Sonnet 4.5, 4, 3.7, 3.5; Haiku 4.5, 3.5, 3; Claude 3 Opus and Sonnet | Anthropic's models overview |
-//! | Google | Gemini 2.5 Pro, Flash, Flash-Lite; 2.0 Flash, Flash-Lite; 1.5 Pro, Flash, Flash-8B | the Gemini API model pages |
-//! | Mistral | Mistral Large, Small 3.1 and 3.2, Codestral, Nemo, Ministral | Mistral's models overview |
+//! | OpenAI | GPT-5 to 5.6 and their mini, nano, pro and codex models, GPT-4.1, GPT-4o, o1, o3, o4-mini, GPT-4 Turbo, GPT-4, GPT-3.5 Turbo | LiteLLM; the model pages of the OpenAI API docs for GPT-5 and older |
+//! | Anthropic | Claude 3 to 5.5 (Opus, Sonnet, Haiku), Fable 5, Mythos 5 and Mythos Preview | LiteLLM; Anthropic's models overview for 4.5 and older |
+//! | Google | Gemini 3.x Pro and Flash, 2.5 Pro, Flash, Flash-Lite; 2.0 Flash, Flash-Lite; 1.5 Pro, Flash, Flash-8B | LiteLLM; the Gemini API model pages for 2.5 and older |
+//! | Mistral | Mistral Large, Medium, Small, Codestral, Devstral, Magistral, Ministral, Nemo | LiteLLM; Mistral's models overview for the dated open models |
+//! | DeepSeek | DeepSeek-V3.2 (`deepseek-chat`, `deepseek-reasoner`), V3, R1 | LiteLLM |
 //! | Meta | Llama 3.1, 3.2, 3.3, 4 Scout, 4 Maverick | Meta's model cards |
+//!
+//! Prices ([`Model::prices`]) are LiteLLM's: US dollars at the provider's standard
+//! tier, per input and output token, for input read from or written to the prompt
+//! cache where the provider has them, and the higher prices of a request with a long
+//! prompt ([`LongPrompt`]). Models LiteLLM no longer lists (retired ones, Llama) have
+//! none.
 //!
 //! `cargo run -p ctxbudget --example models` prints every row.
 //!
@@ -62,19 +91,23 @@
 //! | --- | --- |
 //! | [`Tiktoken`](ModelTokenizer::Tiktoken) (OpenAI) | [`Tiktoken`](crate::Tiktoken), exact |
 //! | [`Estimate`](ModelTokenizer::Estimate) (Claude, Gemini, closed Mistral models) | [`ModelEstimate`](crate::count::ModelEstimate), an upper estimate |
-//! | [`HuggingFace`](ModelTokenizer::HuggingFace) (Llama, Mistral Large) | an error naming the file; [`Model::counter_from_file`] loads it with `HuggingFace::from_file` (feature `huggingface`) |
+//! | [`HuggingFace`](ModelTokenizer::HuggingFace) (Llama, DeepSeek, Mistral Large 2) | an error naming the file; [`Model::counter_from_file`] loads it with `HuggingFace::from_file` (feature `huggingface`) |
 //! | [`Tekken`](ModelTokenizer::Tekken) (Mistral Nemo, Small 3) | an error naming the file; [`Model::counter_from_file`] loads it with `Tekken::from_file` (feature `tekken`) |
 //!
 //! The catalogue needs the `tiktoken` feature (on by default), whose
 //! [`Encoding`] names the OpenAI rows' tokenizer; it does not
-//! need `requests`.
+//! need `requests`. DeepSeek's API takes OpenAI's request format
+//! ([`ApiFormat::OpenAiChat`]); its models count with DeepSeek's `tokenizer.json`.
 
+mod builtin;
 mod catalogue;
 mod counter;
 mod image_rule;
 #[cfg(feature = "serde")]
 mod json;
+mod litellm;
 mod lookup;
+mod prices;
 mod table;
 
 use std::fmt;
@@ -85,6 +118,7 @@ pub use image_rule::ImageRule;
 #[cfg(feature = "serde")]
 pub use json::CatalogueError;
 pub use lookup::{MAX_NAME_BYTES, ModelNotFound};
+pub use prices::{LongPrompt, Price, Prices};
 
 use crate::count::{Encoding, EstimateProfile};
 
@@ -102,13 +136,15 @@ pub enum Provider {
     Mistral,
     /// Meta.
     Meta,
+    /// DeepSeek.
+    DeepSeek,
     /// Any other provider (entries of your own).
     Other,
 }
 
 impl Provider {
     /// The provider's name as configuration files spell it: `"openai"`,
-    /// `"anthropic"`, `"google"`, `"mistral"`, `"meta"` or `"other"`.
+    /// `"anthropic"`, `"google"`, `"mistral"`, `"meta"`, `"deepseek"` or `"other"`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Provider::OpenAi => "openai",
@@ -116,10 +152,12 @@ impl Provider {
             Provider::Google => "google",
             Provider::Mistral => "mistral",
             Provider::Meta => "meta",
+            Provider::DeepSeek => "deepseek",
             Provider::Other => "other",
         }
     }
 
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))] // JSON entries use it.
     pub(crate) fn parse(name: &str) -> Option<Self> {
         [
             Provider::OpenAi,
@@ -127,6 +165,7 @@ impl Provider {
             Provider::Google,
             Provider::Mistral,
             Provider::Meta,
+            Provider::DeepSeek,
             Provider::Other,
         ]
         .into_iter()
@@ -171,6 +210,7 @@ impl ApiFormat {
         }
     }
 
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))] // JSON entries use it.
     pub(crate) fn parse(name: &str) -> Option<Self> {
         [
             ApiFormat::OpenAiChat,
@@ -263,6 +303,7 @@ pub struct Model {
     source: String,
     checked: Option<String>,
     image_rule: ImageRule,
+    prices: Option<Prices>,
 }
 
 impl Model {
@@ -286,6 +327,7 @@ impl Model {
             source: "user entry".to_owned(),
             checked: None,
             image_rule: ImageRule::Unpublished,
+            prices: None,
         }
     }
 
@@ -346,6 +388,13 @@ impl Model {
     #[must_use]
     pub fn with_image_rule(mut self, rule: ImageRule) -> Self {
         self.image_rule = rule;
+        self
+    }
+
+    /// Sets what the provider charges per token (`None`: unknown).
+    #[must_use]
+    pub fn with_prices(mut self, prices: Option<Prices>) -> Self {
+        self.prices = prices;
         self
     }
 
@@ -419,6 +468,37 @@ impl Model {
     /// ([`ImageRule::Unpublished`] for a model of your own until you set it).
     pub fn image_rule(&self) -> ImageRule {
         self.image_rule
+    }
+
+    /// What the provider charges per token, when known: for built-in models, the
+    /// prices of LiteLLM's table (see [`Prices`]).
+    pub fn prices(&self) -> Option<&Prices> {
+        self.prices.as_ref()
+    }
+
+    /// What `tokens` input tokens cost at the model's [`prices`](Self::prices), in US
+    /// dollars, `cached` of them read from the prompt cache (see
+    /// [`Prices::input_cost`]); `None` when the prices are unknown.
+    ///
+    /// ```
+    /// use ctxbudget::models::Model;
+    ///
+    /// let sonnet = Model::lookup("claude-sonnet-4-5")?;
+    /// // $3 per million input tokens, $0.30 per million read from the cache.
+    /// assert_eq!(sonnet.input_cost(100_000, 0), Some(0.3));
+    /// assert_eq!(sonnet.input_cost(100_000, 100_000), Some(0.03));
+    /// # Ok::<(), ctxbudget::models::ModelNotFound>(())
+    /// ```
+    pub fn input_cost(&self, tokens: usize, cached: usize) -> Option<f64> {
+        Some(self.prices?.input_cost(tokens, cached))
+    }
+
+    /// What `tokens` output tokens cost at the model's [`prices`](Self::prices), in
+    /// US dollars, in a request of `prompt_tokens` input tokens (which may be over
+    /// the threshold of the [long-prompt prices](Prices::long_prompt)); `None` when
+    /// the prices are unknown.
+    pub fn output_cost(&self, tokens: usize, prompt_tokens: usize) -> Option<f64> {
+        Some(self.prices?.for_prompt(prompt_tokens).output_cost(tokens))
     }
 
     /// The other names the model is found by (`"claude-sonnet-4-5"`,
@@ -529,7 +609,12 @@ mod tests {
 
     #[test]
     fn names_parse_back() {
-        for provider in [Provider::OpenAi, Provider::Meta, Provider::Other] {
+        for provider in [
+            Provider::OpenAi,
+            Provider::Meta,
+            Provider::DeepSeek,
+            Provider::Other,
+        ] {
             assert_eq!(Provider::parse(provider.as_str()), Some(provider));
         }
         for api in [

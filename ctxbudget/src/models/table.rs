@@ -1,12 +1,15 @@
-//! The built-in rows, each with the page of the provider's documentation it was taken
-//! from and the day it was checked.
+//! Our rows: the models we checked against their provider's documentation, each with
+//! the page it was taken from and the day it was checked. They come before LiteLLM's
+//! rows ([`builtin`](super::builtin)) and keep their numbers; LiteLLM gives them
+//! their prices.
 //!
 //! Windows the documentation gives as "128k" or "256k" are taken as 128,000 and
 //! 256,000 tokens (the smaller reading). Open-weight models have no output limit of
 //! their own (`None`). Retired models (Gemini 1.5, GPT-4, GPT-3.5 Turbo, o1-preview,
 //! the Claude 3 models) are no longer on their providers' current pages: their rows
 //! keep the numbers those pages last gave, and the Gemini 1.5 rows point at the
-//! models page that listed them.
+//! models page that listed them. Mistral's `-latest` names are not aliases here: they
+//! move to each new model, and LiteLLM's rows for them say where they point now.
 
 use super::{ApiFormat, ImageRule, Model, ModelTokenizer, Provider};
 use crate::count::{Encoding, EstimateProfile};
@@ -27,6 +30,7 @@ enum Tok {
     Hf(&'static str),
     Tekken(&'static str, &'static str),
     Estimate(EstimateProfile),
+    Model(ModelTokenizer),
 }
 
 struct Row {
@@ -65,6 +69,12 @@ fn openai(
     }
 }
 
+/// The tokenizer of a Claude model, ours or LiteLLM's: the one place that says how
+/// Claude models are counted.
+pub(super) fn claude_tokenizer(_name: &str) -> ModelTokenizer {
+    ModelTokenizer::Estimate(EstimateProfile::Claude)
+}
+
 fn claude(name: &'static str, aliases: &'static [&'static str], output: usize) -> Row {
     Row {
         name,
@@ -72,7 +82,7 @@ fn claude(name: &'static str, aliases: &'static [&'static str], output: usize) -
         provider: Provider::Anthropic,
         window: 200_000,
         output: Some(output),
-        tokenizer: Tok::Estimate(EstimateProfile::Claude),
+        tokenizer: Tok::Model(claude_tokenizer(name)),
         api: ApiFormat::AnthropicMessages,
         image: ImageRule::Anthropic,
         source: ANTHROPIC.to_owned(),
@@ -305,11 +315,7 @@ fn rows() -> Vec<Row> {
         // Mistral: output shares the window.
         mistral(
             "mistral-large-2411",
-            &[
-                "mistral-large-latest",
-                "mistral-large",
-                "mistral-large-instruct-2411",
-            ],
+            &["mistral-large-instruct-2411"],
             128_000,
             Tok::Hf("mistralai/Mistral-Large-Instruct-2411"),
         ),
@@ -321,11 +327,7 @@ fn rows() -> Vec<Row> {
         ),
         mistral(
             "mistral-small-2506",
-            &[
-                "mistral-small-latest",
-                "mistral-small",
-                "mistral-small-3.2-24b-instruct-2506",
-            ],
+            &["mistral-small-3.2-24b-instruct-2506"],
             128_000,
             Tok::Tekken(
                 "mistralai/Mistral-Small-3.2-24B-Instruct-2506",
@@ -345,7 +347,7 @@ fn rows() -> Vec<Row> {
         // estimate stands in for it (not measured against Mistral's vocabularies).
         mistral(
             "codestral-2501",
-            &["codestral-latest", "codestral"],
+            &[],
             256_000,
             Tok::Estimate(EstimateProfile::Claude),
         ),
@@ -367,7 +369,7 @@ fn rows() -> Vec<Row> {
         ),
         mistral(
             "ministral-8b-2410",
-            &["ministral-8b-latest", "ministral-8b-instruct-2410"],
+            &["ministral-8b-instruct-2410"],
             128_000,
             Tok::Tekken("mistralai/Ministral-8B-Instruct-2410", "tekken.json"),
         ),
@@ -448,6 +450,17 @@ fn rows() -> Vec<Row> {
     ]
 }
 
+/// The LiteLLM rows whose limits differ from the row of ours they find, and why ours
+/// stand. Our row takes the prices of these rows all the same; a test checks that
+/// every other LiteLLM row that finds a row of ours agrees with it.
+pub(super) const CORRECTIONS: &[(&str, &str)] = &[
+    (
+        "gpt-4",
+        "OpenAI's gpt-4 page gives 8,192 output tokens, the whole window; LiteLLM has 4,096",
+    ),
+    ("gpt-4-0613", "the snapshot gpt-4 names: as gpt-4"),
+];
+
 /// The built-in models.
 pub(super) fn models() -> impl Iterator<Item = Model> {
     rows().into_iter().map(|row| {
@@ -461,6 +474,7 @@ pub(super) fn models() -> impl Iterator<Item = Model> {
                 file: file.to_owned(),
             },
             Tok::Estimate(profile) => ModelTokenizer::Estimate(profile),
+            Tok::Model(tokenizer) => tokenizer,
         };
         Model::new(row.name, row.provider, row.window, tokenizer, row.api)
             .with_max_output_tokens(row.output)
