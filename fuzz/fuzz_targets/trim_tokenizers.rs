@@ -7,7 +7,8 @@
 //! limit, minimum fill, as in `trim`), 1 byte choosing the counter, then the text
 //! (lossy UTF-8). Counters: Anthropic's `tokenizer.json` (NFKC, `ByteLevel`, added
 //! tokens), Mistral 7B's (`Metaspace` without `split`, split points from the
-//! vocabulary), the same with `split` on, and Mistral Nemo's Tekken file.
+//! vocabulary), the same with `split` on, DeepSeek V4's (digit and CJK runs cut
+//! out before its word pattern) and Mistral Nemo's Tekken file.
 #![no_main]
 
 use std::io::Read;
@@ -48,6 +49,13 @@ static MISTRAL: LazyLock<[HuggingFace; 2]> = LazyLock::new(|| {
     ]
 });
 
+static DEEPSEEK: LazyLock<HuggingFace> = LazyLock::new(|| {
+    let json = gunzip(include_bytes!(
+        "../../tests/fixtures/tokenizers/deepseek-v4-tokenizer.json.gz"
+    ));
+    HuggingFace::from_bytes(json).expect("the DeepSeek tokenizer loads")
+});
+
 static TEKKEN: LazyLock<Tekken> = LazyLock::new(|| {
     let json = gunzip(include_bytes!(
         "../../tests/fixtures/tokenizers/tekken_240718.json.gz"
@@ -64,10 +72,11 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(rest);
     let text = text.as_ref();
 
-    let counter: &dyn TokenCounter = match head[3] % 4 {
+    let counter: &dyn TokenCounter = match head[3] % 5 {
         0 => &*ANTHROPIC,
         1 => &MISTRAL[0],
         2 => &MISTRAL[1],
+        3 => &*DEEPSEEK,
         _ => &*TEKKEN,
     };
     // A split point declared anywhere in the text: the counts of the two sides add up.
