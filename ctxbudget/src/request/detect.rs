@@ -460,11 +460,20 @@ mod tests {
             (r#"{"messages":[{"role":"user","content":"plain"}]}"#, O),
             ("\u{feff}{}", O),
             (r#"{"model":"gpt-5","input":"hi"}"#, R),
-            (r#"{"input":[{"type":"function_call_output","call_id":"c","output":"x"}]}"#, R),
-            (r#"{"instructions":"Be brief.","tools":[{"type":"function","name":"f"}]}"#, R),
+            (
+                r#"{"input":[{"type":"function_call_output","call_id":"c","output":"x"}]}"#,
+                R,
+            ),
+            (
+                r#"{"instructions":"Be brief.","tools":[{"type":"function","name":"f"}]}"#,
+                R,
+            ),
             (r#"{"previous_response_id":"resp_1"}"#, R),
             // `messages` decides: a Chat body with a stray `input` stays Chat.
-            (r#"{"input":"x","messages":[{"role":"user","content":"plain"}]}"#, O),
+            (
+                r#"{"input":"x","messages":[{"role":"user","content":"plain"}]}"#,
+                O,
+            ),
         ];
         for (body, expected) in cases {
             assert_eq!(format(body), expected, "{body}");

@@ -22,15 +22,14 @@ pub const ENCRYPTED_REASONING: &str = "a reasoning item is counted as its summar
 /// The assumption of a `compaction` item.
 pub const COMPACTION: &str = "a compaction item stands for earlier history of a size OpenAI does not publish; counted as 0 tokens";
 /// The assumption of an `item_reference`.
-pub const ITEM_REFERENCE: &str =
-    "an item_reference names an item the server holds, which this count cannot see; counted as 0 tokens";
+pub const ITEM_REFERENCE: &str = "an item_reference names an item the server holds, which this count cannot see; counted as 0 tokens";
 /// The assumption of items and parts ctxbudget does not read.
 pub const AS_JSON: &str = "an item or part of a type ctxbudget does not read (a built-in tool call, a screenshot, ...) is counted as its JSON text";
 /// The assumption of `input_file` parts.
-pub const FILES: &str =
-    "an input_file is counted as one PDF page (PDF_PAGE_TOKENS); OpenAI bills files by pages this count does not read";
+pub const FILES: &str = "an input_file is counted as one PDF page (PDF_PAGE_TOKENS); OpenAI bills files by pages this count does not read";
 /// The assumption of image parts when the model's image rule is not published.
-const IMAGE_RULE: &str = "images are counted by gpt-4o's tile rule; OpenAI publishes no image rule for this model";
+const IMAGE_RULE: &str =
+    "images are counted by gpt-4o's tile rule; OpenAI publishes no image rule for this model";
 /// The assumption of instructions that are not a string.
 const INSTRUCTIONS_JSON: &str = "instructions that are not a string are counted as their JSON text";
 

@@ -36,7 +36,11 @@ impl ResponsesMessage {
     }
 
     /// Edits the output item's JSON with `edit`.
-    fn edit_result(&mut self, index: usize, edit: impl FnOnce(&mut Map<String, Value>) -> bool) -> bool {
+    fn edit_result(
+        &mut self,
+        index: usize,
+        edit: impl FnOnce(&mut Map<String, Value>) -> bool,
+    ) -> bool {
         if index != 0 || self.result().is_none() {
             return false;
         }

@@ -311,7 +311,7 @@ impl View {
         let keys: Keys<'_> = match serde_json::from_str(json) {
             Ok(keys) => keys,
             Err(e) => {
-                view.problem = Some(format!("cannot be read ({e}); send each key once"));
+                view.problem = Some(format!("cannot be read ({e}); fix the item's keys"));
                 return view;
             }
         };
@@ -433,9 +433,9 @@ impl View {
             return;
         };
         match string(part.kind).as_deref() {
-            Some(
-                "input_text" | "output_text" | "text" | "summary_text" | "reasoning_text",
-            ) => self.texts.push(string(part.text).unwrap_or_default()),
+            Some("input_text" | "output_text" | "text" | "summary_text" | "reasoning_text") => {
+                self.texts.push(string(part.text).unwrap_or_default())
+            }
             Some("refusal") => self.texts.push(string(part.refusal).unwrap_or_default()),
             Some("input_image") => {
                 let url = string(part.image_url);
@@ -483,8 +483,8 @@ mod tests {
         let odd = Item::from_json(r#"{"type": "future", "call_id": 5, "content": 7}"#).unwrap();
         assert_eq!(odd.kind(), ItemKind::Other);
         assert!(odd.view.as_json);
-        let twice = Item::from_json(r#"{"type": "message", "type": "message"}"#).unwrap();
-        assert!(twice.view.problem.is_some());
+        let bare = Item::from_json(r#"{"type": "message"}"#).unwrap();
+        assert!(bare.view.problem.is_some());
         assert!(Item::from_json("[1]").is_err());
     }
 

@@ -23,8 +23,9 @@ pub const ITEM_OVERHEAD: usize = 3;
 /// - a run of the model's output items (`reasoning`, assistant `message`s,
 ///   `function_call`, `custom_tool_call` and the other `*_call` items) is one
 ///   [`Assistant`](Role::Assistant) message whose tool calls are the calls with a
-///   `call_id`; a `reasoning` item therefore always stays with the items after it,
-///   and a run that starts with one [starts with thinking](ChatMessage::starts_with_thinking);
+///   `call_id`; a `reasoning` item after other output items starts a new one. A
+///   `reasoning` item therefore always stays with the items after it, and starts
+///   the message, which [starts with thinking](ChatMessage::starts_with_thinking);
 /// - a `*_call_output` is a [`Tool`](Role::Tool) message answering its `call_id`, or,
 ///   when no earlier item makes that call (the call is in the server's history of
 ///   `previous_response_id`), a [`User`](Role::User) message the fit keeps as the
@@ -120,6 +121,15 @@ pub(crate) fn group(items: Vec<Item>) -> Vec<ResponsesMessage> {
     for item in items {
         let side = item.side();
         if side == Side::Assistant {
+            // A reasoning item opens the turn of what follows it.
+            let opens = item.kind() == ItemKind::Reasoning
+                && run.iter().any(|i: &Item| i.kind() != ItemKind::Reasoning);
+            if opens {
+                messages.push(ResponsesMessage::new(
+                    std::mem::take(&mut run),
+                    Role::Assistant,
+                ));
+            }
             if item.kind() == ItemKind::Call {
                 if let Some(id) = item.call_id() {
                     calls.insert(id.to_owned());
@@ -129,7 +139,10 @@ pub(crate) fn group(items: Vec<Item>) -> Vec<ResponsesMessage> {
             continue;
         }
         if !run.is_empty() {
-            messages.push(ResponsesMessage::new(std::mem::take(&mut run), Role::Assistant));
+            messages.push(ResponsesMessage::new(
+                std::mem::take(&mut run),
+                Role::Assistant,
+            ));
         }
         let role = match side {
             Side::Output if item.call_id().is_some_and(|id| calls.contains(id)) => Role::Tool,

@@ -72,7 +72,7 @@
 //! [`WireRequest::validate`](crate::request::WireRequest::validate) reports the
 //! first problem as [`RequestError::InvalidField`](crate::request::RequestError::InvalidField)
 //! with its place (`input[12]`, `tools[0]`, `instructions`): an item that cannot
-//! be read (a key given twice), a message without a known `role` or without
+//! be read, a message without a known `role` or without
 //! `content`, content that is neither a string nor parts, a call or output without
 //! a `call_id`, two calls with one id, a second output for a call, an output whose
 //! call is not before it (allowed with `previous_response_id` or an
@@ -91,8 +91,7 @@ mod request;
 mod validate;
 
 pub use count::{
-    AS_JSON, BUILT_IN_TOOLS, COMPACTION, ENCRYPTED_REASONING, FILES, ITEM_REFERENCE,
-    SERVER_HISTORY,
+    AS_JSON, BUILT_IN_TOOLS, COMPACTION, ENCRYPTED_REASONING, FILES, ITEM_REFERENCE, SERVER_HISTORY,
 };
 pub use item::{Item, ItemKind};
 pub use message::{ITEM_OVERHEAD, ResponsesMessage};

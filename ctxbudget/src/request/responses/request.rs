@@ -298,7 +298,10 @@ impl WireObject for ResponsesRequest {
 }
 
 /// Reads `tools`: `null`, or an array of objects.
-fn read_tools<'de, D: Deserializer<'de>>(r: &mut ResponsesRequest, value: D) -> Result<(), D::Error> {
+fn read_tools<'de, D: Deserializer<'de>>(
+    r: &mut ResponsesRequest,
+    value: D,
+) -> Result<(), D::Error> {
     let keys = ResponsesRequest::KEYS;
     read_optional(&mut r.tools, &mut r.nulls, keys, "tools", value)?;
     if let Some(tool) = r.tools.iter().flatten().find(|t| !t.get().starts_with('{')) {
