@@ -144,8 +144,7 @@ fn what_the_body_cannot_show_is_said() {
         );
     }
     assert!(!has(&cost.assumptions, SERVER_HISTORY));
-    let fitter = RequestFitter::new(Tiktoken::o200k_base());
-    let count = fitter.count(&session);
+    let count = RequestFitter::new(Tiktoken::o200k_base()).count(&session);
     assert_eq!(count.tokens, cost.tokens);
     assert_eq!(count.tokens, count.fixed + count.messages);
 

@@ -3,7 +3,7 @@
 //! as it was and leaves no call without its output (see `check_fit`).
 
 use ctxbudget::CharEstimate;
-use ctxbudget::request::responses::{ItemKind, ResponsesRequest};
+use ctxbudget::request::responses::{Item, ItemKind, ResponsesRequest};
 use ctxbudget::request::{RequestFitter, WireRequest};
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -131,7 +131,7 @@ proptest! {
             let again = ResponsesRequest::from_json(&fitted.request.to_json()).unwrap();
             prop_assert!(again.items().eq(fitted.request.items()));
             again.validate().unwrap();
-            let kinds: Vec<ItemKind> = again.items().map(|i| i.kind()).collect();
+            let kinds: Vec<ItemKind> = again.items().map(Item::kind).collect();
             for pair in kinds.windows(2) {
                 if pair[0] == ItemKind::Reasoning {
                     prop_assert_eq!(pair[1], ItemKind::Call);

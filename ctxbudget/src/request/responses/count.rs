@@ -90,19 +90,17 @@ impl WireRequest for ResponsesRequest {
     fn fixed_cost<C: TokenCounter + ?Sized>(&self, counter: &C) -> RequestCost {
         let mut cost = RequestCost::default();
         if let Some(instructions) = &self.instructions {
-            let text = instructions.parse::<String>();
-            let tokens = match &text {
-                Ok(text) => counter.count(text),
-                Err(_) => {
-                    push(
-                        &mut cost.assumptions,
-                        Assumption::UnpublishedRule {
-                            message: None,
-                            what: INSTRUCTIONS_JSON,
-                        },
-                    );
-                    counter.count(&compact_json(instructions.get()))
-                }
+            let tokens = if let Ok(text) = instructions.parse::<String>() {
+                counter.count(&text)
+            } else {
+                push(
+                    &mut cost.assumptions,
+                    Assumption::UnpublishedRule {
+                        message: None,
+                        what: INSTRUCTIONS_JSON,
+                    },
+                );
+                counter.count(&compact_json(instructions.get()))
             };
             let frame = ChatFormat::openai()
                 .tokens_per_message()
@@ -116,18 +114,17 @@ impl WireRequest for ResponsesRequest {
                 .parse::<FunctionDefinition>()
                 .ok()
                 .filter(|_| is_function(tool));
-            match function {
-                Some(function) => functions.push(Tool::function(function)),
-                None => {
-                    others = others.saturating_add(counter.count(&compact_json(tool.get())));
-                    push(
-                        &mut cost.assumptions,
-                        Assumption::UnpublishedRule {
-                            message: None,
-                            what: BUILT_IN_TOOLS,
-                        },
-                    );
-                }
+            if let Some(function) = function {
+                functions.push(Tool::function(function));
+            } else {
+                others = others.saturating_add(counter.count(&compact_json(tool.get())));
+                push(
+                    &mut cost.assumptions,
+                    Assumption::UnpublishedRule {
+                        message: None,
+                        what: BUILT_IN_TOOLS,
+                    },
+                );
             }
         }
         cost.tokens = cost.tokens.saturating_add(others);

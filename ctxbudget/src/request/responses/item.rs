@@ -434,7 +434,7 @@ impl View {
         };
         match string(part.kind).as_deref() {
             Some("input_text" | "output_text" | "text" | "summary_text" | "reasoning_text") => {
-                self.texts.push(string(part.text).unwrap_or_default())
+                self.texts.push(string(part.text).unwrap_or_default());
             }
             Some("refusal") => self.texts.push(string(part.refusal).unwrap_or_default()),
             Some("input_image") => {

@@ -121,14 +121,11 @@ fn check_tool(index: usize, tool: &crate::request::openai::RawJson) -> Result<()
     let shape: Shape = tool
         .parse()
         .map_err(|e| invalid(field(), format!("cannot be read ({e}); send each key once")))?;
-    let kind = match shape.kind {
-        Some(serde_json::Value::String(kind)) => kind,
-        _ => {
-            return Err(invalid(
-                field(),
-                "has no string `type`; give it one, such as \"function\" or \"web_search\"",
-            ));
-        }
+    let Some(serde_json::Value::String(kind)) = shape.kind else {
+        return Err(invalid(
+            field(),
+            "has no string `type`; give it one, such as \"function\" or \"web_search\"",
+        ));
     };
     let named = matches!(shape.name, Some(serde_json::Value::String(_)));
     if matches!(kind.as_str(), "function" | "custom") && !named {
