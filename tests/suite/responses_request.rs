@@ -5,7 +5,7 @@ use ctxbudget::chat::edit::Edits;
 use ctxbudget::chat::{ChatMessage, Role};
 use ctxbudget::request::openai::ChatRequest;
 use ctxbudget::request::responses::{
-    AS_JSON, BUILT_IN_TOOLS, COMPACTION, ENCRYPTED_REASONING, FILES, ITEM_REFERENCE, ItemKind,
+    AS_JSON, BUILT_IN_TOOLS, COMPACTION, REASONING, FILES, ITEM_REFERENCE, ItemKind,
     ResponsesRequest, SERVER_HISTORY,
 };
 use ctxbudget::request::{
@@ -130,7 +130,7 @@ fn what_the_body_cannot_show_is_said() {
     let session = ResponsesRequest::from_json(SESSION).unwrap();
     let cost = session.count(&Tiktoken::o200k_base());
     for what in [
-        ENCRYPTED_REASONING,
+        REASONING,
         COMPACTION,
         ITEM_REFERENCE,
         AS_JSON,

@@ -17,8 +17,9 @@ use crate::request::wire::{Assumption, RequestCost, RequestFormat, WireRequest};
 pub const SERVER_HISTORY: &str = "previous_response_id: the server holds earlier history this count cannot see; the request is larger than counted";
 /// The assumption of built-in and custom tools.
 pub const BUILT_IN_TOOLS: &str = "built-in and custom tools are counted as their JSON text; OpenAI does not publish how it bills them";
-/// The assumption of a `reasoning` item that carries `encrypted_content`.
-pub const ENCRYPTED_REASONING: &str = "a reasoning item is counted as its summary text; the encrypted reasoning it carries is billed at a size OpenAI does not publish";
+/// The assumption of a `reasoning` item: the model reads the reasoning itself
+/// (from `encrypted_content`, or stored under its `id`), not the summary.
+pub const REASONING: &str = "a reasoning item is counted as its summary text; the reasoning it carries is billed at a size OpenAI does not publish";
 /// The assumption of a `compaction` item.
 pub const COMPACTION: &str = "a compaction item stands for earlier history of a size OpenAI does not publish; counted as 0 tokens";
 /// The assumption of an `item_reference`.
@@ -150,7 +151,7 @@ impl WireRequest for ResponsesRequest {
 
     /// Per message (an index into [`messages`](WireRequest::messages)): remote
     /// images ([`Assumption::RemoteImage`]), images whose size could not be read
-    /// ([`Assumption::UnreadableImage`]), and [`ENCRYPTED_REASONING`],
+    /// ([`Assumption::UnreadableImage`]), and [`REASONING`],
     /// [`COMPACTION`], [`ITEM_REFERENCE`], [`AS_JSON`] and [`FILES`].
     fn message_assumptions(&self) -> Vec<Assumption> {
         self.stamp_images();
@@ -177,7 +178,7 @@ impl WireRequest for ResponsesRequest {
                     }
                 }
                 let what = match item.kind() {
-                    ItemKind::Reasoning if view.encrypted => Some(ENCRYPTED_REASONING),
+                    ItemKind::Reasoning => Some(REASONING),
                     ItemKind::Compaction => Some(COMPACTION),
                     ItemKind::ItemReference => Some(ITEM_REFERENCE),
                     _ if view.as_json => Some(AS_JSON),

@@ -79,8 +79,6 @@ pub(crate) struct View {
     pub(crate) images: Vec<ImageRef>,
     /// The files (`input_file` parts).
     pub(crate) files: usize,
-    /// Whether the item carries `encrypted_content` (reasoning, compaction).
-    pub(crate) encrypted: bool,
     /// Whether the texts hold JSON text of parts or an item ctxbudget does not read.
     pub(crate) as_json: bool,
     /// What is wrong with the item, for validation.
@@ -276,8 +274,6 @@ struct Keys<'a> {
     output: Option<&'a RawValue>,
     #[serde(borrow)]
     summary: Option<&'a RawValue>,
-    #[serde(borrow)]
-    encrypted_content: Option<&'a RawValue>,
 }
 
 /// A string value, or `None` for any other.
@@ -318,7 +314,6 @@ impl View {
         view.item_type = string(keys.kind);
         view.role = string(keys.role);
         view.call_id = string(keys.call_id);
-        view.encrypted = keys.encrypted_content.is_some();
         let kind = match (view.item_type.as_deref(), keys.kind) {
             (Some("message"), _) => ItemKind::Message,
             (None, None) if keys.role.is_some() => ItemKind::Message,

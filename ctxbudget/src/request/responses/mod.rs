@@ -15,7 +15,10 @@
 //! and starts the unit of that call), each call output a tool result paired with its
 //! call by `call_id`. A fit drops whole units and leaves every kept item as it was,
 //! unless the context edits say otherwise (old outputs cleared or truncated, old
-//! reasoning dropped).
+//! reasoning dropped). OpenAI discards the reasoning of turns before the latest user
+//! message anyway, but a stored `function_call` (one with the `id` of an item the
+//! server keeps) may be rejected without the reasoning it came with: fit such
+//! bodies with [`Edits::keep_thinking`](crate::chat::edit::Edits::keep_thinking).
 //!
 //! ```
 //! use ctxbudget::request::{RequestFitter, WireRequest};
@@ -57,7 +60,7 @@
 //!   images by the image rule of the `model` (sizes read from `data:` URLs, else
 //!   the most one image costs, said as [`Assumption::RemoteImage`]); each
 //!   `input_file` as one PDF page ([`FILES`]);
-//! - encrypted reasoning ([`ENCRYPTED_REASONING`]), `compaction` items
+//! - reasoning, counted as its summary ([`REASONING`]), `compaction` items
 //!   ([`COMPACTION`]) and `item_reference`s ([`ITEM_REFERENCE`]) are of a size the
 //!   body does not show: the count leaves it out and says so; items and parts of
 //!   other types are counted as their JSON text ([`AS_JSON`]);
@@ -66,6 +69,10 @@
 //!   tools; built-in and custom tools as their JSON text ([`BUILT_IN_TOOLS`]);
 //! - with `previous_response_id`, the server adds history the body does not hold:
 //!   the count is of the body only, and says so ([`SERVER_HISTORY`]).
+//!
+//! Indices in assumptions and fit reports (`message 12`) are of
+//! [`WireRequest::messages`](crate::request::WireRequest::messages), the items as
+//! grouped; [`ResponsesMessage::items`] lists the items of each.
 //!
 //! # Checks
 //!
@@ -91,7 +98,7 @@ mod request;
 mod validate;
 
 pub use count::{
-    AS_JSON, BUILT_IN_TOOLS, COMPACTION, ENCRYPTED_REASONING, FILES, ITEM_REFERENCE, SERVER_HISTORY,
+    AS_JSON, BUILT_IN_TOOLS, COMPACTION, REASONING, FILES, ITEM_REFERENCE, SERVER_HISTORY,
 };
 pub use item::{Item, ItemKind};
 pub use message::{ITEM_OVERHEAD, ResponsesMessage};
