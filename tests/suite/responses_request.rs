@@ -5,7 +5,7 @@ use ctxbudget::chat::edit::Edits;
 use ctxbudget::chat::{ChatMessage, Role};
 use ctxbudget::request::openai::ChatRequest;
 use ctxbudget::request::responses::{
-    AS_JSON, BUILT_IN_TOOLS, COMPACTION, REASONING, FILES, ITEM_REFERENCE, ItemKind,
+    AS_JSON, BUILT_IN_TOOLS, COMPACTION, FILES, ITEM_REFERENCE, ItemKind, REASONING,
     ResponsesRequest, SERVER_HISTORY,
 };
 use ctxbudget::request::{
@@ -341,4 +341,56 @@ fn context_edits_clear_old_outputs_and_drop_old_reasoning() {
             )
         );
     }
+}
+
+#[test]
+fn edits_change_only_the_output_input_or_reasoning_they_name() {
+    use ctxbudget::chat::edit::EditableMessage;
+    let body = json!({"input": [
+        {"role": "user", "content": "go"},
+        {"type": "reasoning", "summary": [{"type": "summary_text", "text": "plan"}]},
+        {"type": "custom_tool_call", "call_id": "a", "name": "patch", "input": "*** Begin Patch"},
+        {"type": "custom_tool_call_output", "call_id": "a", "output": [
+            {"type": "input_text", "text": "one"},
+            {"type": "input_image", "image_url": "https://example.com/x.png"}
+        ]},
+        {"type": "reasoning", "summary": []}
+    ]});
+    let mut messages = request(&body).messages().to_vec();
+    let output = |m: &ctxbudget::request::responses::ResponsesMessage| {
+        value(m.items()[0].raw().get())["output"].clone()
+    };
+
+    let result = messages[2].tool_result(0).unwrap();
+    assert_eq!(
+        (result.call_id, result.texts.clone(), result.media),
+        ("a", vec!["one"], 1)
+    );
+    assert!(messages[2].replace_tool_result_media(0, "[image]"));
+    assert_eq!(
+        output(&messages[2]),
+        json!([{"type": "input_text", "text": "one"}, {"type": "input_text", "text": "[image]"}])
+    );
+    assert!(messages[2].set_tool_result_text(0, 1, "[gone]".to_owned()));
+    assert_eq!(output(&messages[2])[1]["text"], "[gone]");
+    assert!(messages[2].replace_tool_result(0, "[cleared]"));
+    assert_eq!(output(&messages[2]), json!("[cleared]"));
+    assert!(!messages[2].replace_tool_result(0, "[cleared]"));
+    assert_eq!(messages[2].items()[0].call_id(), Some("a"));
+
+    assert!(messages[1].clear_tool_input("a"));
+    let call = value(messages[1].items()[1].raw().get());
+    assert_eq!(
+        call,
+        json!({"type": "custom_tool_call", "call_id": "a", "name": "patch", "input": ""})
+    );
+    assert!(!messages[1].clear_tool_input("b"));
+    assert!(messages[1].drop_thinking());
+    assert_eq!(messages[1].items().len(), 1);
+    // A turn of reasoning alone keeps it: nothing would be left.
+    assert!(!messages[3].drop_thinking());
+    assert_eq!(
+        messages[0].tool_result_count() + messages[1].tool_result_count(),
+        0
+    );
 }
