@@ -98,7 +98,7 @@ mod request;
 mod validate;
 
 pub use count::{
-    AS_JSON, BUILT_IN_TOOLS, COMPACTION, REASONING, FILES, ITEM_REFERENCE, SERVER_HISTORY,
+    AS_JSON, BUILT_IN_TOOLS, COMPACTION, FILES, ITEM_REFERENCE, REASONING, SERVER_HISTORY,
 };
 pub use item::{Item, ItemKind};
 pub use message::{ITEM_OVERHEAD, ResponsesMessage};
