@@ -2,6 +2,7 @@
 //! sees them, and how each is counted.
 
 use std::collections::HashSet;
+use std::sync::OnceLock;
 
 use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
@@ -36,26 +37,25 @@ pub const ITEM_OVERHEAD: usize = 3;
 ///   assistant message of its own, which a fit may drop like any old message.
 ///
 /// It serializes as the JSON array of its items.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ResponsesMessage {
     items: Vec<Item>,
     role: Role,
-    /// The texts of every item, for [`ChatMessage::content`].
-    text: String,
+    /// The texts of every item, for [`ChatMessage::content`], joined when first
+    /// asked for (a fit never asks).
+    text: OnceLock<String>,
     /// The image rule of the request's model.
     pub(crate) rule: RuleStamp,
 }
 
 impl ResponsesMessage {
     fn new(items: Vec<Item>, role: Role) -> Self {
-        let mut message = Self {
+        Self {
             items,
             role,
-            text: String::new(),
+            text: OnceLock::new(),
             rule: RuleStamp::default(),
-        };
-        message.refresh();
-        message
+        }
     }
 
     /// The items, in order.
@@ -68,8 +68,12 @@ impl ResponsesMessage {
         &mut self.items
     }
 
-    /// Works out the text again after an edit.
+    /// Forgets the text after an edit: it is joined again when asked for.
     pub(crate) fn refresh(&mut self) {
+        self.text = OnceLock::new();
+    }
+
+    fn join_texts(&self) -> String {
         let mut text = String::new();
         for piece in self.items.iter().flat_map(|i| &i.view.texts) {
             if !text.is_empty() {
@@ -77,7 +81,7 @@ impl ResponsesMessage {
             }
             text.push_str(piece);
         }
-        self.text = text;
+        text
     }
 
     /// The message a summary of dropped messages stands as: a user message.
@@ -171,7 +175,7 @@ impl ChatMessage for ResponsesMessage {
     /// outputs, reasoning summaries, and the JSON text of items ctxbudget does not
     /// read.
     fn content(&self) -> &str {
-        &self.text
+        self.text.get_or_init(|| self.join_texts())
     }
 
     fn tool_calls(&self) -> impl Iterator<Item = ToolCallRef<'_>> {
@@ -214,6 +218,15 @@ impl ChatMessage for ResponsesMessage {
     }
 }
 
+/// Equal when the items and the role are.
+impl PartialEq for ResponsesMessage {
+    fn eq(&self, other: &Self) -> bool {
+        self.role == other.role && self.items == other.items
+    }
+}
+
+impl Eq for ResponsesMessage {}
+
 /// The JSON array of the items.
 impl Serialize for ResponsesMessage {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -248,5 +261,6 @@ mod tests {
         assert_eq!(messages[1].tool_calls().count(), 1);
         assert_eq!(messages[2].tool_call_id(), Some("a"));
         assert_eq!(messages[3].tool_call_id(), None);
+        assert_eq!(messages[2].content(), "1");
     }
 }
