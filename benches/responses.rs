@@ -46,9 +46,9 @@ fn long_request() -> String {
         for item in rounds {
             let text = serde_json::to_string(item).expect("serializes");
             let text = text
-                .replace("\"call_", &format!("\"call_{copy}_"))
-                .replace("\"rs_", &format!("\"rs_{copy}_"))
-                .replace("\"fc_", &format!("\"fc_{copy}_"));
+                .replace("\"call_0", &format!("\"call_{copy}_0"))
+                .replace("\"rs_0", &format!("\"rs_{copy}_0"))
+                .replace("\"fc_0", &format!("\"fc_{copy}_0"));
             out.push(serde_json::from_str(&text).expect("still JSON"));
         }
         copy += 1;
