@@ -17,6 +17,8 @@ use serde_json::{Value, json};
 use crate::request_fit::check_fit;
 
 const SESSION: &str = include_str!("../fixtures/responses/agent_session.json");
+/// A 1 × 1 GIF.
+const GIF: &str = "data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7";
 
 fn value(json: &str) -> Value {
     serde_json::from_str(json).unwrap()
@@ -86,7 +88,7 @@ fn as_chat() -> (Value, Value) {
         "instructions": "Be brief.",
         "tools": [{"type": "function", "name": "read", "description": "Read a file.", "parameters": parameters}],
         "input": [
-            {"role": "user", "content": [{"type": "input_text", "text": "Read the README, please."}]},
+            {"role": "user", "content": [{"type": "input_text", "text": "Read the README, please."}, {"type": "input_image", "image_url": GIF, "detail": "high"}]},
             {"type": "function_call", "call_id": "c1", "name": "read", "arguments": "{\"path\":\"README.md\"}"},
             {"type": "function_call_output", "call_id": "c1", "output": "# ctxbudget\nFits prompts into windows."},
             {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "It fits prompts."}]},
@@ -98,7 +100,7 @@ fn as_chat() -> (Value, Value) {
         "tools": [{"type": "function", "function": {"name": "read", "description": "Read a file.", "parameters": parameters}}],
         "messages": [
             {"role": "developer", "content": "Be brief."},
-            {"role": "user", "content": [{"type": "text", "text": "Read the README, please."}]},
+            {"role": "user", "content": [{"type": "text", "text": "Read the README, please."}, {"type": "image_url", "image_url": {"url": GIF, "detail": "high"}}]},
             {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"README.md\"}"}}]},
             {"role": "tool", "tool_call_id": "c1", "content": "# ctxbudget\nFits prompts into windows."},
             {"role": "assistant", "content": "It fits prompts."},
