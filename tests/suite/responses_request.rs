@@ -6,7 +6,7 @@ use ctxbudget::chat::{ChatMessage, Role};
 use ctxbudget::request::openai::ChatRequest;
 use ctxbudget::request::responses::{
     AS_JSON, BUILT_IN_TOOLS, COMPACTION, FILES, ITEM_REFERENCE, ItemKind, REASONING,
-    ResponsesRequest, SERVER_HISTORY,
+    ResponsesRequest, SERVER_HISTORY, TEXT_FORMAT,
 };
 use ctxbudget::request::{
     Assumption, RequestError, RequestFitter, RequestFormat, WireRequest, detect_format,
@@ -85,6 +85,7 @@ fn as_chat() -> (Value, Value) {
     });
     let responses = json!({
         "model": "gpt-4o",
+        "text": {"format": {"type": "json_schema", "name": "answer", "schema": {"type": "object"}}},
         "instructions": "Be brief.",
         "tools": [{"type": "function", "name": "read", "description": "Read a file.", "parameters": parameters}],
         "input": [
@@ -97,6 +98,7 @@ fn as_chat() -> (Value, Value) {
     });
     let chat = json!({
         "model": "gpt-4o",
+        "response_format": {"type": "json_schema", "json_schema": {"name": "answer", "schema": {"type": "object"}}},
         "tools": [{"type": "function", "function": {"name": "read", "description": "Read a file.", "parameters": parameters}}],
         "messages": [
             {"role": "developer", "content": "Be brief."},
@@ -123,8 +125,11 @@ fn a_conversation_counts_as_its_chat_completions_body_does() {
             chat.count(&counter).tokens
         );
     }
-    // gpt-4o is a model the cookbook checked its tool formula on: nothing assumed.
-    assert_eq!(responses.count(&Tiktoken::o200k_base()).assumptions, []);
+    // gpt-4o is a model the cookbook checked its tool formula on: only the
+    // schema's billing is assumed, as for Chat Completions.
+    let assumptions = responses.count(&Tiktoken::o200k_base()).assumptions;
+    assert_eq!(assumptions.len(), 1, "{assumptions:?}");
+    assert!(has(&assumptions, TEXT_FORMAT));
 }
 
 #[test]

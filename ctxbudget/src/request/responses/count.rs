@@ -10,7 +10,7 @@ use crate::count::TokenCounter;
 use crate::request::error::RequestError;
 use crate::request::image::CountRule;
 use crate::request::json::compact_json;
-use crate::request::openai::{FunctionDefinition, Tool, ToolFormula};
+use crate::request::openai::{FunctionDefinition, RawJson, Tool, ToolFormula};
 use crate::request::wire::{Assumption, RequestCost, RequestFormat, WireRequest};
 
 /// The assumption a request with `previous_response_id` rests on.
@@ -28,6 +28,8 @@ pub const ITEM_REFERENCE: &str = "an item_reference names an item the server hol
 pub const AS_JSON: &str = "an item or part of a type ctxbudget does not read (a built-in tool call, a screenshot, ...) is counted as its JSON text";
 /// The assumption of `input_file` parts.
 pub const FILES: &str = "an input_file is counted as one PDF page (PDF_PAGE_TOKENS); OpenAI bills files by pages this count does not read";
+/// The assumption of a `text.format` JSON schema.
+pub const TEXT_FORMAT: &str = "text.format: the JSON schema is counted as its JSON text; OpenAI does not publish how it is billed";
 /// The assumption of image parts when the model's image rule is not published.
 const IMAGE_RULE: &str =
     "images are counted by gpt-4o's tile rule; OpenAI publishes no image rule for this model";
@@ -86,8 +88,10 @@ impl WireRequest for ResponsesRequest {
     /// tokens and the role), the function tools by [`ToolFormula::for_model`] of the `model`
     /// (a Responses function tool is the Chat Completions `function` flattened),
     /// and built-in and custom tools as their compact JSON text
-    /// ([`BUILT_IN_TOOLS`]); and [`SERVER_HISTORY`] when the request continues
-    /// from `previous_response_id`.
+    /// ([`BUILT_IN_TOOLS`]); a `text.format` JSON schema as its compact JSON text
+    /// without its `type` ([`TEXT_FORMAT`], as Chat Completions counts the
+    /// `json_schema` of a `response_format`); and
+    /// [`SERVER_HISTORY`] when the request continues from `previous_response_id`.
     fn fixed_cost<C: TokenCounter + ?Sized>(&self, counter: &C) -> RequestCost {
         let mut cost = RequestCost::default();
         if let Some(instructions) = &self.instructions {
@@ -136,6 +140,16 @@ impl WireRequest for ResponsesRequest {
             for assumption in tools.assumptions {
                 push(&mut cost.assumptions, assumption);
             }
+        }
+        if let Some(schema) = self.json_schema() {
+            cost.tokens = cost.tokens.saturating_add(counter.count(&schema));
+            push(
+                &mut cost.assumptions,
+                Assumption::UnpublishedRule {
+                    message: None,
+                    what: TEXT_FORMAT,
+                },
+            );
         }
         if self.previous_response_id.is_some() {
             push(
@@ -229,6 +243,30 @@ impl WireRequest for ResponsesRequest {
     }
 }
 
+impl ResponsesRequest {
+    /// A `text.format` of type `json_schema`, without its `type`: the fields a
+    /// Chat Completions `response_format.json_schema` has (`name`, `schema`,
+    /// `strict`, ...), as compact JSON text.
+    fn json_schema(&self) -> Option<String> {
+        #[derive(serde::Deserialize)]
+        struct Text {
+            format: Option<RawJson>,
+        }
+        let text: Text = self.extra.get("text")?.parse().ok()?;
+        let format = text.format?;
+        match format.to_value() {
+            Ok(serde_json::Value::Object(mut map)) => {
+                let kind = map.remove("type");
+                (kind.as_ref().and_then(serde_json::Value::as_str) == Some("json_schema"))
+                    .then(|| serde_json::Value::Object(map).to_string())
+            }
+            // Nested too deep for a tree: its text, if it says json_schema.
+            Err(_) if format.get().contains("\"json_schema\"") => Some(compact_json(format.get())),
+            _ => None,
+        }
+    }
+}
+
 fn unpublished(index: usize, what: &'static str) -> Assumption {
     Assumption::UnpublishedRule {
         message: Some(index),
@@ -237,7 +275,7 @@ fn unpublished(index: usize, what: &'static str) -> Assumption {
 }
 
 /// Whether a tool's `type` is `function`.
-fn is_function(tool: &crate::request::openai::RawJson) -> bool {
+fn is_function(tool: &RawJson) -> bool {
     #[derive(serde::Deserialize)]
     struct Kind<'a> {
         #[serde(rename = "type", borrow)]

@@ -66,7 +66,8 @@
 //!   other types are counted as their JSON text ([`AS_JSON`]);
 //! - `instructions` as a developer message; function tools by
 //!   [`ToolFormula`](crate::request::openai::ToolFormula) as Chat Completions
-//!   tools; built-in and custom tools as their JSON text ([`BUILT_IN_TOOLS`]);
+//!   tools; built-in and custom tools as their JSON text ([`BUILT_IN_TOOLS`]); a
+//!   `text.format` JSON schema as its JSON text ([`TEXT_FORMAT`]);
 //! - with `previous_response_id`, the server adds history the body does not hold:
 //!   the count is of the body only, and says so ([`SERVER_HISTORY`]).
 //!
@@ -99,6 +100,7 @@ mod validate;
 
 pub use count::{
     AS_JSON, BUILT_IN_TOOLS, COMPACTION, FILES, ITEM_REFERENCE, REASONING, SERVER_HISTORY,
+    TEXT_FORMAT,
 };
 pub use item::{Item, ItemKind};
 pub use message::{ITEM_OVERHEAD, ResponsesMessage};
