@@ -133,6 +133,24 @@ impl ResponsesRequest {
         self.messages.iter().flat_map(ResponsesMessage::items)
     }
 
+    /// Replaces the input with `items` (written back as an array of them).
+    ///
+    /// ```
+    /// use ctxbudget::request::responses::{Item, ResponsesRequest};
+    ///
+    /// let mut request = ResponsesRequest::from_json(r#"{"input": "Hi"}"#)?;
+    /// let mut items: Vec<Item> = request.items().cloned().collect();
+    /// items.push(Item::user("And bye."));
+    /// request.set_items(items);
+    /// assert_eq!(request.items().count(), 2);
+    /// # Ok::<(), ctxbudget::request::RequestError>(())
+    /// ```
+    pub fn set_items(&mut self, items: Vec<Item>) {
+        self.messages = group(items);
+        self.text_input = None;
+        self.has_input = true;
+    }
+
     /// The `max_output_tokens` field, when it is a plain unsigned integer.
     pub fn max_output_tokens(&self) -> Option<u64> {
         output_limit(
