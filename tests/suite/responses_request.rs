@@ -401,3 +401,36 @@ fn edits_change_only_the_output_input_or_reasoning_they_name() {
         0
     );
 }
+
+#[test]
+fn outputs_after_an_item_reference_stay_with_it() {
+    // Found by the fuzz target: the output of a call named by an item_reference was
+    // kept while the reference went, leaving an output no call answers.
+    let body = json!({"model": "gpt-5", "input": [
+        {"role": "user", "content": "An old question, far too long to keep in a small window."},
+        {"type": "item_reference", "id": "fc_stored"},
+        {"type": "function_call_output", "call_id": "call_stored", "output": "a long output that must go with its call"},
+        {"role": "assistant", "content": "An old answer, just as long as the old question."},
+        {"role": "user", "content": "What now?"}
+    ]});
+    let request = request(&body);
+    request.validate().unwrap();
+    let messages = request.messages();
+    assert_eq!(
+        messages[1].tool_calls().map(|c| c.id).collect::<Vec<_>>(),
+        ["call_stored"]
+    );
+    assert_eq!(messages[2].role(), Role::Tool);
+    let whole = RequestFitter::new(CharEstimate).count(&request).tokens;
+    for limit in (0..=whole).step_by(5) {
+        check_fit(&request, CharEstimate, limit);
+    }
+    // Not right after the reference, the output has no call.
+    let mut input = body["input"].as_array().unwrap().clone();
+    input.swap(2, 3);
+    let message = problem(&json!({"input": input}));
+    assert!(
+        message.starts_with("`input[3]` answers call id `call_stored`"),
+        "{message}"
+    );
+}

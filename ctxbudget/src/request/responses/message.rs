@@ -34,13 +34,18 @@ pub const ITEM_OVERHEAD: usize = 3;
 /// - a `user`, `system` or `developer` message is a message of that role (a
 ///   `developer` message is a [`System`](Role::System) one);
 /// - a `compaction` item, an `item_reference` and an item of another type is an
-///   assistant message of its own, which a fit may drop like any old message.
+///   assistant message of its own, which a fit may drop like any old message; the
+///   outputs right after an `item_reference` whose calls are not in the input
+///   answer it (it names a stored call), and are kept or dropped with it.
 ///
 /// It serializes as the JSON array of its items.
 #[derive(Debug, Clone)]
 pub struct ResponsesMessage {
     items: Vec<Item>,
     role: Role,
+    /// For an `item_reference`: the ids of the calls it stands for, answered by
+    /// the outputs right after it.
+    refs: Vec<String>,
     /// The texts of every item, for [`ChatMessage::content`], joined when first
     /// asked for (a fit never asks).
     text: OnceLock<String>,
@@ -53,6 +58,7 @@ impl ResponsesMessage {
         Self {
             items,
             role,
+            refs: Vec::new(),
             text: OnceLock::new(),
             rule: RuleStamp::default(),
         }
@@ -122,9 +128,12 @@ pub(crate) fn group(items: Vec<Item>) -> Vec<ResponsesMessage> {
     let mut messages = Vec::new();
     let mut run: Vec<Item> = Vec::new();
     let mut calls: HashSet<String> = HashSet::new();
+    // The message of the `item_reference` that outputs after it may answer.
+    let mut open_reference: Option<usize> = None;
     for item in items {
         let side = item.side();
         if side == Side::Assistant {
+            open_reference = None;
             // A reasoning item opens the turn of what follows it.
             let opens = item.kind() == ItemKind::Reasoning
                 && run.iter().any(|i: &Item| i.kind() != ItemKind::Reasoning);
@@ -148,8 +157,23 @@ pub(crate) fn group(items: Vec<Item>) -> Vec<ResponsesMessage> {
                 Role::Assistant,
             ));
         }
+        let answered = item.call_id().is_some_and(|id| calls.contains(id));
+        // An output right after an `item_reference` (or after such outputs) answers
+        // the call the reference names: the reference stands for that call.
+        if let (Side::Output, false, Some(at), Some(id)) =
+            (side, answered, open_reference, item.call_id())
+        {
+            if let Some(reference) = messages.get_mut(at) {
+                let reference: &mut ResponsesMessage = reference;
+                reference.refs.push(id.to_owned());
+            }
+            calls.insert(id.to_owned());
+            messages.push(ResponsesMessage::new(vec![item], Role::Tool));
+            continue;
+        }
+        open_reference = (item.kind() == ItemKind::ItemReference).then_some(messages.len());
         let role = match side {
-            Side::Output if item.call_id().is_some_and(|id| calls.contains(id)) => Role::Tool,
+            Side::Output if answered => Role::Tool,
             Side::Output => Role::User,
             Side::Message => match item.role() {
                 Some("system" | "developer") => Role::System,
@@ -178,9 +202,13 @@ impl ChatMessage for ResponsesMessage {
         self.text.get_or_init(|| self.join_texts())
     }
 
+    /// The calls with a `call_id`, and for an `item_reference` followed by
+    /// outputs of calls not in the input, those calls (with no name or
+    /// arguments): the reference names an item the server holds, such a call.
     fn tool_calls(&self) -> impl Iterator<Item = ToolCallRef<'_>> {
         let assistant = self.role == Role::Assistant;
-        self.items
+        let calls = self
+            .items
             .iter()
             .filter(move |i| assistant && i.kind() == ItemKind::Call)
             .filter_map(|i| {
@@ -189,7 +217,13 @@ impl ChatMessage for ResponsesMessage {
                     name: &i.view.name,
                     arguments: &i.view.arguments,
                 })
-            })
+            });
+        let refs = self.refs.iter().map(|id| ToolCallRef {
+            id,
+            name: "",
+            arguments: "",
+        });
+        calls.chain(refs)
     }
 
     fn tool_call_id(&self) -> Option<&str> {
@@ -218,10 +252,10 @@ impl ChatMessage for ResponsesMessage {
     }
 }
 
-/// Equal when the items and the role are.
+/// Equal when the items, the role and the calls a reference stands for are.
 impl PartialEq for ResponsesMessage {
     fn eq(&self, other: &Self) -> bool {
-        self.role == other.role && self.items == other.items
+        self.role == other.role && self.items == other.items && self.refs == other.refs
     }
 }
 

@@ -83,8 +83,8 @@
 //! be read, a message without a known `role` or without
 //! `content`, content that is neither a string nor parts, a call or output without
 //! a `call_id`, two calls with one id, a second output for a call, an output whose
-//! call is not before it (allowed with `previous_response_id` or an
-//! `item_reference`, as the call may be in the server's history), a
+//! call is not before it (allowed with `previous_response_id`, and right after an
+//! `item_reference`, as the call is then in the server's history), a
 //! `function_call` or `custom_tool_call` with no output, a `reasoning` item not
 //! followed by an output item, a tool without a string `type` or a function tool
 //! without a `name`, and `instructions` that are neither a string nor an array.

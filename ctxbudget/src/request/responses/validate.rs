@@ -29,8 +29,10 @@ pub(super) fn validate(request: &ResponsesRequest) -> Result<(), RequestError> {
         check_tool(index, tool)?;
     }
     // Calls by id: the item that makes each, and whether an output answers it.
-    let server_history = request.previous_response_id.is_some()
-        || request.items().any(|i| i.kind() == ItemKind::ItemReference);
+    let server_history = request.previous_response_id.is_some();
+    // Whether the items since the last `item_reference` are all outputs of calls
+    // not in the input: those answer the stored call it names.
+    let mut after_reference = false;
     let mut calls: HashMap<&str, (usize, bool)> = HashMap::new();
     let items: Vec<_> = request.items().collect();
     for (index, item) in items.iter().enumerate() {
@@ -38,6 +40,8 @@ pub(super) fn validate(request: &ResponsesRequest) -> Result<(), RequestError> {
         if let Some(problem) = &item.view.problem {
             return Err(invalid(field(), problem.clone()));
         }
+        let referenced = after_reference;
+        after_reference = item.kind() == ItemKind::ItemReference;
         match (item.kind(), item.call_id()) {
             (ItemKind::Call, Some(id)) => {
                 if let Some((first, _)) = calls.insert(id, (index, false)) {
@@ -59,12 +63,16 @@ pub(super) fn validate(request: &ResponsesRequest) -> Result<(), RequestError> {
                         ),
                     ));
                 }
+                None if referenced => {
+                    calls.insert(id, (index, true));
+                    after_reference = true;
+                }
                 None if server_history => {}
                 None => {
                     return Err(invalid(
                         field(),
                         format!(
-                            "answers call id `{id}`, which no earlier item calls; remove it, add its call before it, or set previous_response_id"
+                            "answers call id `{id}`, which no earlier item calls; add its call (or an item_reference to it) before it, or set previous_response_id"
                         ),
                     ));
                 }
