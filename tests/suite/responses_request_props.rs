@@ -89,8 +89,15 @@ fn tool_step(
 }
 
 fn body() -> impl Strategy<Value = Value> {
-    (prop::collection::vec(round(), 1..10), any::<bool>(), 0usize..3, any::<bool>()).prop_map(|(rounds, instructions, open_loop, continued)| {
+    (prop::collection::vec(round(), 1..10), any::<bool>(), 0usize..3, any::<bool>(), 0usize..3).prop_map(|(rounds, instructions, open_loop, continued, referenced)| {
         let mut items = vec![json!({"role": "developer", "content": "rules"})];
+        if referenced > 0 {
+            // A stored call, named by reference, and its outputs.
+            items.push(json!({"type": "item_reference", "id": "fc_stored"}));
+            for k in 0..referenced {
+                items.push(json!({"type": "function_call_output", "call_id": format!("stored_{k}"), "output": "from before"}));
+            }
+        }
         if continued {
             // The output of a call made in the server's history.
             items.push(json!({"type": "function_call_output", "call_id": "call_on_server", "output": "done"}));
