@@ -24,6 +24,7 @@ flags() {
         trim_misbehaving) echo "-max_len=4096 -timeout=10" ;;
         openai_request) echo "-max_len=8192 -timeout=10" ;;
         anthropic_request) echo "-max_len=8192 -timeout=10 -dict=anthropic_request.dict" ;;
+        responses_request) echo "-max_len=8192 -timeout=10 -dict=responses_request.dict" ;;
         fit_edits) echo "-max_len=262144 -timeout=10" ;;
         openai_structured | anthropic_structured | batch_lines)
             echo "-max_len=1048576 -timeout=180 -rss_limit_mb=4096" ;;
@@ -46,6 +47,11 @@ seed() {
                 [ -e "corpus/anthropic_request/$(basename "$f")" ] ||
                     { printf 'AAA'; cat "$f"; } > "corpus/anthropic_request/$(basename "$f")"
             done ;;
+        responses_request)
+            mkdir -p corpus/responses_request
+            [ -e corpus/responses_request/session.json ] ||
+                { printf 'A'; cat ../tests/fixtures/responses/agent_session.json; } \
+                    > corpus/responses_request/session.json ;;
         openai_structured | anthropic_structured | batch_lines)
             # Random bytes read as the grammar are richer bodies than the short
             # inputs libFuzzer starts with (64 B to 2 KB).

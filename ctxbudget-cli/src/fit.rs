@@ -1,5 +1,5 @@
-//! `ctxbudget fit`: trim a provider request body (OpenAI Chat Completions or Anthropic
-//! Messages) to its model's window by removing whole messages.
+//! `ctxbudget fit`: trim a provider request body (OpenAI Chat Completions, OpenAI
+//! Responses or Anthropic Messages) to its model's window by removing whole messages.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,6 +9,7 @@ use ctxbudget::chat::edit::Edits;
 use ctxbudget::models::Model;
 use ctxbudget::request::anthropic::MessagesRequest;
 use ctxbudget::request::openai::ChatRequest;
+use ctxbudget::request::responses::ResponsesRequest;
 use ctxbudget::request::{
     FittedRequest, InputLimit, OutputReservation, RequestError, RequestFitter, RequestFormat,
     RequestReport, WireRequest, detect_format,
@@ -52,6 +53,8 @@ pub enum FormatArg {
     Openai,
     /// Anthropic Messages (`POST /v1/messages`)
     Anthropic,
+    /// OpenAI Responses (`POST /v1/responses`)
+    Responses,
 }
 
 impl FormatArg {
@@ -60,6 +63,7 @@ impl FormatArg {
         match self {
             FormatArg::Openai => RequestFormat::OpenAiChat,
             FormatArg::Anthropic => RequestFormat::AnthropicMessages,
+            FormatArg::Responses => RequestFormat::OpenAiResponses,
         }
     }
 }
@@ -71,6 +75,8 @@ pub enum Request {
     OpenAi(ChatRequest),
     /// Anthropic Messages.
     Anthropic(MessagesRequest),
+    /// OpenAI Responses.
+    Responses(ResponsesRequest),
 }
 
 impl Request {
@@ -90,6 +96,9 @@ impl Request {
             RequestFormat::AnthropicMessages => {
                 MessagesRequest::from_json(body).map(Self::Anthropic)
             }
+            RequestFormat::OpenAiResponses => {
+                ResponsesRequest::from_json(body).map(Self::Responses)
+            }
             _ => ChatRequest::from_json(body).map(Self::OpenAi),
         };
         request.map_err(|e| CliError::input(e.to_string()))
@@ -100,6 +109,7 @@ impl Request {
         match self {
             Request::OpenAi(request) => request.model(),
             Request::Anthropic(request) => request.model(),
+            Request::Responses(request) => request.model(),
         }
     }
 
@@ -111,6 +121,7 @@ impl Request {
         let count = match self {
             Request::OpenAi(request) => fitter.count(request),
             Request::Anthropic(request) => fitter.count(request),
+            Request::Responses(request) => fitter.count(request),
         };
         (count.tokens, chosen)
     }
@@ -292,6 +303,9 @@ impl Fitter {
                 .fit(request, &chosen)
                 .map(|f| (f.request.to_json(), f.report))?,
             Request::Anthropic(request) => self
+                .fit(request, &chosen)
+                .map(|f| (f.request.to_json(), f.report))?,
+            Request::Responses(request) => self
                 .fit(request, &chosen)
                 .map(|f| (f.request.to_json(), f.report))?,
         };

@@ -31,6 +31,8 @@ mod overflow;
 mod request_costs;
 mod request_fit;
 mod request_fit_edits;
+mod responses_request;
+mod responses_request_props;
 mod select;
 mod session_edits;
 mod tekken;

@@ -322,6 +322,9 @@ fn mask(message: &mut Value, edit: &AppliedEdit) {
     let id = edit.call_id.as_deref().map(Value::from);
     let id = id.as_ref();
     let sentinel = || Value::from(SENTINEL);
+    if let Some(items) = message.as_array_mut() {
+        return mask_items(items, edit, id);
+    }
     let role = message["role"].as_str().unwrap_or_default().to_owned();
     let blocks = message
         .get_mut("content")
@@ -365,6 +368,31 @@ fn mask(message: &mut Value, edit: &AppliedEdit) {
     }
     if let Some(content) = message.get_mut("content").filter(|c| c.is_array()) {
         *content = Value::Array(blocks);
+    }
+}
+
+/// [`mask`] for an OpenAI Responses message: the array of its items.
+fn mask_items(items: &mut Vec<Value>, edit: &AppliedEdit, id: Option<&Value>) {
+    let ours = |item: &Value| item.get("call_id") == id;
+    match edit.kind {
+        EditKind::ClearToolResult | EditKind::TruncateToolResult | EditKind::ReplaceToolMedia => {
+            for item in items.iter_mut().filter(|i| ours(i)) {
+                if item.get("output").is_some() {
+                    item["output"] = Value::from(SENTINEL);
+                }
+            }
+        }
+        EditKind::ClearToolInput => {
+            for item in items.iter_mut().filter(|i| ours(i)) {
+                for key in ["arguments", "input"] {
+                    if item.get(key).is_some() {
+                        item[key] = Value::from(SENTINEL);
+                    }
+                }
+            }
+        }
+        EditKind::DropThinking => items.retain(|i| i["type"] != "reasoning"),
+        _ => panic!("the fitter makes no {} edit", edit.kind),
     }
 }
 

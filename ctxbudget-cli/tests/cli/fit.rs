@@ -562,3 +562,40 @@ fn a_model_with_prices_gives_the_requests_cost() {
     out.ok();
     assert_eq!(json(&out.stderr)["cost"], Value::Null);
 }
+
+#[test]
+fn an_openai_responses_body_is_detected_fitted_and_counted() {
+    let path = request_fixture("../responses/agent_session.json");
+    let session = std::fs::read_to_string(&path).expect("the fixture is readable");
+    let out = run(
+        &["fit", "--max-input", "1000000", "--report-json", arg(&path)],
+        b"",
+    );
+    assert_eq!(json(out.ok()), json(&session));
+    assert_eq!(json(&out.stderr)["format"], "OpenAI Responses");
+    let tokens = ctxbudget::request::responses::ResponsesRequest::from_json(&session)
+        .expect("parses")
+        .count(&Tiktoken::o200k_base())
+        .tokens;
+    assert_eq!(json(&out.stderr)["tokens_after"], tokens);
+    // Fitted tighter: the body still reads as a valid Responses request.
+    let out = run(
+        &[
+            "fit",
+            "--max-input",
+            "3000",
+            "--format",
+            "responses",
+            "-e",
+            "o200k_base",
+            "-",
+        ],
+        session.as_bytes(),
+    );
+    let fitted =
+        ctxbudget::request::responses::ResponsesRequest::from_json(out.ok()).expect("parses");
+    fitted.validate().expect("valid");
+    assert!(fitted.items().count() < 166);
+    let count = run(&["count", "--chat", "-e", "o200k_base", arg(&path)], b"");
+    assert_eq!(count.ok().trim(), tokens.to_string());
+}

@@ -18,6 +18,8 @@ use super::wire::RequestFormat;
 ///   `developer`, `tool`, `function`), assistant `tool_calls` or `function_call`,
 ///   content parts only OpenAI has (`image_url`, `input_audio`, `file`, `refusal`),
 ///   or `tools` given as `{"type": "function", ...}`.
+/// - OpenAI Responses: no `messages`, and an `input`, `instructions` or
+///   `previous_response_id` (fields only that format has).
 ///
 /// A body with neither (plain user and assistant text) is valid in both formats and
 /// is taken as OpenAI's; choose the format yourself when that matters.
@@ -63,12 +65,20 @@ pub fn detect_value(body: &Value) -> RequestFormat {
 #[derive(Default)]
 struct Signals {
     system: bool,
+    /// A field only OpenAI Responses has (`input`, `instructions`,
+    /// `previous_response_id`).
+    responses: bool,
+    /// Whether the body has `messages` (every format but Responses).
+    has_messages: bool,
     tools: Option<RequestFormat>,
     messages: Option<RequestFormat>,
 }
 
 impl Signals {
     fn format(&self) -> RequestFormat {
+        if self.responses && !self.has_messages {
+            return RequestFormat::OpenAiResponses;
+        }
         if self.system {
             return RequestFormat::AnthropicMessages;
         }
@@ -184,7 +194,14 @@ impl ObjectProbe for Signals {
                 self.system = true;
             }
             "tools" => self.tools = map.next_value::<Tools>()?.format(),
-            "messages" => self.messages = map.next_value::<Messages>()?.0,
+            "messages" => {
+                self.has_messages = true;
+                self.messages = map.next_value::<Messages>()?.0;
+            }
+            "input" | "instructions" | "previous_response_id" => {
+                map.next_value::<IgnoredAny>()?;
+                self.responses = true;
+            }
             _ => {
                 map.next_value::<IgnoredAny>()?;
             }
@@ -408,7 +425,7 @@ mod tests {
 
     #[test]
     fn each_format_is_told_by_what_only_it_has() {
-        use RequestFormat::{AnthropicMessages as A, OpenAiChat as O};
+        use RequestFormat::{AnthropicMessages as A, OpenAiChat as O, OpenAiResponses as R};
         let cases = [
             (
                 r#"{"messages":[{"role":"tool","tool_call_id":"1","content":"x"}]}"#,
@@ -442,6 +459,21 @@ mod tests {
             ),
             (r#"{"messages":[{"role":"user","content":"plain"}]}"#, O),
             ("\u{feff}{}", O),
+            (r#"{"model":"gpt-5","input":"hi"}"#, R),
+            (
+                r#"{"input":[{"type":"function_call_output","call_id":"c","output":"x"}]}"#,
+                R,
+            ),
+            (
+                r#"{"instructions":"Be brief.","tools":[{"type":"function","name":"f"}]}"#,
+                R,
+            ),
+            (r#"{"previous_response_id":"resp_1"}"#, R),
+            // `messages` decides: a Chat body with a stray `input` stays Chat.
+            (
+                r#"{"input":"x","messages":[{"role":"user","content":"plain"}]}"#,
+                O,
+            ),
         ];
         for (body, expected) in cases {
             assert_eq!(format(body), expected, "{body}");

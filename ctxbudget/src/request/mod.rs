@@ -4,8 +4,9 @@
 //!
 //! - [`openai`]: OpenAI Chat Completions request bodies.
 //! - [`anthropic`]: Anthropic Messages request bodies.
+//! - [`responses`]: OpenAI Responses request bodies.
 //!
-//! Both parse losslessly: a body that is not trimmed serializes back to an equal JSON
+//! All parse losslessly: a body that is not trimmed serializes back to an equal JSON
 //! value, with fields and block types ctxbudget does not know kept as they were.
 //! Their messages implement [`ChatMessage`](crate::chat::ChatMessage), so
 //! [`ChatTrimmer`](crate::ChatTrimmer), its `on_trim` hook and its tool-pairing
@@ -59,6 +60,7 @@ pub mod openai;
 mod overflow;
 mod prompt;
 mod report;
+pub mod responses;
 mod wire;
 
 pub use calibration::{

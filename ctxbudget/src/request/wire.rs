@@ -17,6 +17,8 @@ pub enum RequestFormat {
     OpenAiChat,
     /// Anthropic Messages (`POST /v1/messages`).
     AnthropicMessages,
+    /// OpenAI Responses (`POST /v1/responses`).
+    OpenAiResponses,
 }
 
 impl RequestFormat {
@@ -25,6 +27,7 @@ impl RequestFormat {
         match self {
             RequestFormat::OpenAiChat => "OpenAI Chat Completions",
             RequestFormat::AnthropicMessages => "Anthropic Messages",
+            RequestFormat::OpenAiResponses => "OpenAI Responses",
         }
     }
 }
@@ -130,8 +133,8 @@ pub struct RequestCost {
 
 /// A provider request body whose messages ctxbudget can count and trim.
 ///
-/// Implemented by the request types of [`openai`](super::openai) and
-/// [`anthropic`](super::anthropic).
+/// Implemented by the request types of [`openai`](super::openai),
+/// [`anthropic`](super::anthropic) and [`responses`](super::responses).
 pub trait WireRequest: Sized {
     /// The request's message type, which the [editing engine](crate::chat::edit)
     /// can edit in place.
