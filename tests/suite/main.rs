@@ -16,6 +16,7 @@ mod budget_macro;
 mod budget_shares;
 mod calibration;
 mod chat;
+mod claude;
 mod chat_langchain;
 mod chat_session;
 mod derive;
