@@ -3,7 +3,8 @@
 
 use std::sync::LazyLock;
 
-use ctxbudget::count::{Claude, ClaudeGeneration, Exactness};
+use ctxbudget::count::{Claude, ClaudeGeneration, EstimateProfile, Exactness};
+use ctxbudget::models::{ApiFormat, Model, ModelCounter, ModelTokenizer, Provider};
 use ctxbudget::{Keep, TokenCounter, TrimOptions, trim_with};
 use ctxbudget_tests::{CODE, MARKDOWN, MULTILINGUAL, PROSE, slice_around_split};
 use proptest::prelude::*;
@@ -76,6 +77,29 @@ fn model_names_choose_the_generation() {
     assert_eq!(generation("claude-opus-4-7"), Some(ClaudeGeneration::V4_7));
     assert_eq!(generation("claude-opus-4-8"), Some(ClaudeGeneration::V4_8));
     assert_eq!(generation("gpt-5"), None);
+}
+
+/// A catalogue Claude model counts with its generation; a Claude model whose name
+/// says no generation keeps the upper estimate.
+#[test]
+fn catalogue_claude_models_count_with_their_generation() {
+    let counter = Model::lookup("claude-sonnet-4-5").unwrap().counter().unwrap();
+    let ModelCounter::Claude(claude) = &counter else {
+        panic!("expected the Claude counter, got {counter:?}");
+    };
+    assert_eq!(claude.generation(), ClaudeGeneration::V3);
+    assert_eq!(counter.exactness(), Exactness::Exact);
+    assert_eq!(counter.count("hello, world"), 3);
+
+    let preview = Model::new(
+        "claude-mythos-preview",
+        Provider::Anthropic,
+        1_000_000,
+        ModelTokenizer::Estimate(EstimateProfile::Claude),
+        ApiFormat::AnthropicMessages,
+    );
+    let counter = preview.counter().unwrap();
+    assert!(matches!(counter, ModelCounter::Estimate(_)), "{counter:?}");
 }
 
 /// Trimming to a budget keeps text whose count is within it, in every generation.

@@ -3,6 +3,8 @@
 use std::path::Path;
 
 use super::{Model, ModelTokenizer};
+#[cfg(feature = "claude")]
+use crate::count::{Claude, EstimateProfile};
 #[cfg(feature = "huggingface")]
 use crate::count::HuggingFace;
 #[cfg(feature = "tekken")]
@@ -37,6 +39,9 @@ pub enum ModelCounter {
     Tiktoken(Tiktoken),
     /// The upper estimate of a model whose tokenizer is not public.
     Estimate(ModelEstimate),
+    /// Exact counts of a Claude model's tokenizer generation (feature `claude`).
+    #[cfg(feature = "claude")]
+    Claude(Claude),
     /// Exact counts of a Hugging Face `tokenizer.json` (feature `huggingface`).
     #[cfg(feature = "huggingface")]
     HuggingFace(HuggingFace),
@@ -50,6 +55,8 @@ macro_rules! each {
         match $self {
             ModelCounter::Tiktoken($counter) => $body,
             ModelCounter::Estimate($counter) => $body,
+            #[cfg(feature = "claude")]
+            ModelCounter::Claude($counter) => $body,
             #[cfg(feature = "huggingface")]
             ModelCounter::HuggingFace($counter) => $body,
             #[cfg(feature = "tekken")]
@@ -138,8 +145,9 @@ pub enum CounterError {
 
 impl Model {
     /// The counter of this model's tokenizer: [`Tiktoken`] for OpenAI's encodings,
-    /// [`ModelEstimate`] (with its default margin) for models without a public
-    /// tokenizer.
+    /// `Claude` for a Claude model whose name says its tokenizer generation (feature
+    /// `claude`), [`ModelEstimate`] (with its default margin) for other models
+    /// without a public tokenizer.
     ///
     /// # Errors
     ///
@@ -162,6 +170,12 @@ impl Model {
                 Ok(ModelCounter::Tiktoken(Tiktoken::new(*encoding)))
             }
             ModelTokenizer::Estimate(profile) => {
+                #[cfg(feature = "claude")]
+                if *profile == EstimateProfile::Claude {
+                    if let Some(claude) = Claude::for_model(&self.name) {
+                        return Ok(ModelCounter::Claude(claude));
+                    }
+                }
                 Ok(ModelCounter::Estimate(ModelEstimate::new(*profile)))
             }
             ModelTokenizer::HuggingFace { repo } => Err(CounterError::NeedsFile {
