@@ -178,7 +178,7 @@ proptest! {
     #[test]
     fn split_points_are_additive_on_adversarial_text(
         generation in 0usize..3,
-        text in "[a-zA-Z0-9ÀéΣİẞϴ \t\n\r\0\u{1}.,;'’“!?+/_\u{a0}\u{3000}日本。、々\u{301}\u{903}\u{730}क١²\u{e000}\u{fe0f}😀-]{1,32}",
+        text in "[a-zA-Z0-9ÀéΣİẞϴ \t\n\r\0\u{1}.,;'’“!?+/_\u{a0}\u{3000}日本。、々あカー한\u{301}\u{3099}\u{903}\u{730}क١²\u{e000}\u{fe0f}\u{200d}😀👍🏽-]{1,32}",
     ) {
         check_every_split(&counters()[generation], &text)?;
     }

@@ -63,12 +63,21 @@ static V4_7: LazyLock<Vocabulary> = LazyLock::new(|| {
 ///
 /// # Split points
 ///
-/// Counts add up before a space between two ASCII letters (`V3`, `V4_7`: the space
-/// is absorbed by the next word's start marker, alone or after another word), and,
-/// for `V4_8`, whose frame absorbs no space, before a newline that follows printable
-/// ASCII and between an ASCII letter and ASCII punctuation. No piece of either
-/// vocabulary runs past a word end marker or mixes whitespace with anything else,
-/// and the property tests check that counts add up at every such point.
+/// Counts add up where no piece can run across and both sides are marked as in the
+/// whole text:
+///
+/// - before an ASCII letter or a kana that follows ASCII punctuation (not `'`), an
+///   ASCII digit, an ideograph, a Hangul syllable, an emoji or `、` `。` (no piece
+///   runs into a word's start marker);
+/// - `V3`, `V4_7`: before a space between two ASCII letters (the frame's word start
+///   stands for a leading space as the seam does between two words);
+/// - `V4_8`, whose frame absorbs no space: before a newline after printable ASCII,
+///   between an ASCII letter and ASCII punctuation or a digit, and between two
+///   ideographs, Hangul syllables or emoji.
+///
+/// No piece of either vocabulary runs past a word end marker, into a word start
+/// marker, or mixes whitespace, ideographs or emoji with anything else; the property
+/// tests and the fuzz target check that counts add up at every split point.
 #[derive(Debug, Clone, Copy)]
 pub struct Claude {
     generation: ClaudeGeneration,
@@ -109,20 +118,60 @@ impl Claude {
         }
     }
 
-    /// Whether counts add up at byte offset `at` of `bytes` (`0 < at < len`).
-    fn splits_at(&self, bytes: &[u8], at: usize) -> bool {
-        let (Some(&before), Some(&here)) = (bytes.get(at.wrapping_sub(1)), bytes.get(at)) else {
+    /// Whether counts add up at byte offset `at` of `text`.
+    fn splits_at(&self, text: &str, at: usize) -> bool {
+        if at == 0 || at >= text.len() || !text.is_char_boundary(at) {
+            return false;
+        }
+        let (Some(before), Some(here)) = (text[..at].chars().next_back(), text[at..].chars().next())
+        else {
             return false;
         };
+        // Before a word whose start marker no piece reaches across, after a character
+        // that ends its own run and leaves no marker to the word.
+        if starts_word(here) && ends_run(before) {
+            return true;
+        }
         if self.generation.frame_bow() {
-            here == b' '
+            here == ' '
                 && before.is_ascii_alphabetic()
-                && bytes.get(at + 1).is_some_and(u8::is_ascii_alphabetic)
+                && text.as_bytes().get(at + 1).is_some_and(u8::is_ascii_alphabetic)
         } else {
-            (here == b'\n' && before.is_ascii_graphic())
-                || (before.is_ascii_alphabetic() && here.is_ascii_punctuation())
+            (here == '\n' && before.is_ascii_graphic())
+                || (before.is_ascii_alphabetic()
+                    && (here.is_ascii_punctuation() || here.is_ascii_digit()))
+                || (stands_alone(before) && stands_alone(here))
         }
     }
+}
+
+/// A character that starts a word of its own after any character of
+/// [`ends_run`]: an ASCII letter or a kana (letters that are neither marks nor
+/// composed with what precedes them).
+fn starts_word(c: char) -> bool {
+    c.is_ascii_alphabetic() || ('\u{3041}'..='\u{3096}').contains(&c) || ('\u{30A1}'..='\u{30FA}').contains(&c)
+}
+
+/// A character that survives normalisation unchanged whatever follows, ends the run
+/// it is in before a letter, and writes no marker on that side: ASCII punctuation
+/// (the apostrophe aside: it binds contractions), ASCII digits, ideographs, Hangul
+/// syllables, emoji and the ideographic comma and full stop.
+fn ends_run(c: char) -> bool {
+    (c.is_ascii_punctuation() && c != '\'')
+        || c.is_ascii_digit()
+        || stands_alone(c)
+        || c == '\u{3001}'
+        || c == '\u{3002}'
+}
+
+/// A character that is a run of its own kind, takes no marker, and that no piece
+/// of more than one symbol contains: CJK ideographs, Hangul syllables and emoji.
+fn stands_alone(c: char) -> bool {
+    let cp = u32::from(c);
+    (0x4E00..=0x9FFF).contains(&cp)
+        || (0x3400..=0x4DBF).contains(&cp)
+        || (0xAC00..=0xD7A3).contains(&cp)
+        || (cp >= 0x1_0000 && super::unicode::props(c).category() == "So")
 }
 
 impl TokenCounter for Claude {
@@ -141,13 +190,11 @@ impl TokenCounter for Claude {
     }
 
     fn next_split(&self, text: &str, from: usize) -> Option<usize> {
-        let bytes = text.as_bytes();
-        (from.max(1)..bytes.len()).find(|&at| self.splits_at(bytes, at))
+        (from.max(1)..text.len()).find(|&at| self.splits_at(text, at))
     }
 
     fn prev_split(&self, text: &str, before: usize) -> Option<usize> {
-        let bytes = text.as_bytes();
-        (1..before.min(bytes.len())).rev().find(|&at| self.splits_at(bytes, at))
+        (1..before.min(text.len())).rev().find(|&at| self.splits_at(text, at))
     }
 
     fn exactness(&self) -> Exactness {
