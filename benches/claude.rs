@@ -95,7 +95,9 @@ fn main() {
         println!("Trimming 1 MB: trim_with / one count of the kept text (median times)\n");
         for counter in &generations {
             println!("### {}\n", counter.generation());
-            println!("| input | head 512 | head 4,096 | head 32,768 | tail 512 | tail 4,096 | tail 32,768 |");
+            println!(
+                "| input | head 512 | head 4,096 | head 32,768 | tail 512 | tail 4,096 | tail 32,768 |"
+            );
             println!("| --- | --- | --- | --- | --- | --- | --- |");
             for name in NAMES {
                 let text = shape(name, MB);
@@ -105,7 +107,9 @@ fn main() {
                     for budget in BUDGETS {
                         let kept = trim_with(&text, budget, counter, &options).kept;
                         let trim = median(|| {
-                            black_box(trim_with(black_box(&text), budget, counter, &options).tokens);
+                            black_box(
+                                trim_with(black_box(&text), budget, counter, &options).tokens,
+                            );
                         });
                         let floor = median(|| {
                             black_box(counter.count(black_box(kept)));
@@ -148,10 +152,16 @@ fn main() {
             let mut at = (0, 0);
             for length in [16usize, 64, 256, 1_024, 4_096, 16_384] {
                 for k in 0..40 {
-                    let start = ctxbudget_tests::floor_char_boundary(&text, (k * 7_919) % (text.len() - length));
+                    let start = ctxbudget_tests::floor_char_boundary(
+                        &text,
+                        (k * 7_919) % (text.len() - length),
+                    );
                     let end = ctxbudget_tests::floor_char_boundary(&text, start + length);
                     let slice = &text[start..end];
-                    let exact = generations[1].count(slice).max(generations[2].count(slice)).max(1);
+                    let exact = generations[1]
+                        .count(slice)
+                        .max(generations[2].count(slice))
+                        .max(1);
                     let ratio = estimate.count(slice) as f64 / exact as f64;
                     if ratio < lowest {
                         lowest = ratio;
@@ -159,7 +169,10 @@ fn main() {
                     }
                 }
             }
-            println!("{name}: lowest estimate / newest exact {lowest:.3} (length {}, start {})", at.0, at.1);
+            println!(
+                "{name}: lowest estimate / newest exact {lowest:.3} (length {}, start {})",
+                at.0, at.1
+            );
         }
     }
 }

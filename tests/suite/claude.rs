@@ -13,9 +13,8 @@ use serde_json::Value;
 /// `tests/fixtures/claude/counts.json`, written by `scripts/claude_fixtures.py` with
 /// `ctok` 1.3.0: each text's own tokens (`token_count` less the frame) in v3, v4.7
 /// and v4.8.
-static EXPECTED: LazyLock<Value> = LazyLock::new(|| {
-    serde_json::from_str(include_str!("../fixtures/claude/counts.json")).unwrap()
-});
+static EXPECTED: LazyLock<Value> =
+    LazyLock::new(|| serde_json::from_str(include_str!("../fixtures/claude/counts.json")).unwrap());
 
 fn counters() -> [Claude; 3] {
     ClaudeGeneration::ALL.map(Claude::new)
@@ -83,7 +82,10 @@ fn model_names_choose_the_generation() {
 /// says no generation keeps the upper estimate.
 #[test]
 fn catalogue_claude_models_count_with_their_generation() {
-    let counter = Model::lookup("claude-sonnet-4-5").unwrap().counter().unwrap();
+    let counter = Model::lookup("claude-sonnet-4-5")
+        .unwrap()
+        .counter()
+        .unwrap();
     let ModelCounter::Claude(claude) = &counter else {
         panic!("expected the Claude counter, got {counter:?}");
     };

@@ -3,12 +3,12 @@
 use std::path::Path;
 
 use super::{Model, ModelTokenizer};
-#[cfg(feature = "claude")]
-use crate::count::{Claude, EstimateProfile};
 #[cfg(feature = "huggingface")]
 use crate::count::HuggingFace;
 #[cfg(feature = "tekken")]
 use crate::count::Tekken;
+#[cfg(feature = "claude")]
+use crate::count::{Claude, EstimateProfile};
 use crate::count::{Exactness, ModelEstimate, Tiktoken, TokenCounter, seal};
 
 /// The counter of a catalogue model's tokenizer: what [`Model::counter`] and

@@ -111,7 +111,7 @@ impl Claude {
         self.count(text).saturating_add(self.message_overhead())
     }
 
-    fn vocabulary(&self) -> &'static Vocabulary {
+    fn vocabulary(self) -> &'static Vocabulary {
         match self.generation {
             ClaudeGeneration::V3 => &V3,
             ClaudeGeneration::V4_7 | ClaudeGeneration::V4_8 => &V4_7,
@@ -119,11 +119,12 @@ impl Claude {
     }
 
     /// Whether counts add up at byte offset `at` of `text`.
-    fn splits_at(&self, text: &str, at: usize) -> bool {
+    fn splits_at(self, text: &str, at: usize) -> bool {
         if at == 0 || at >= text.len() || !text.is_char_boundary(at) {
             return false;
         }
-        let (Some(before), Some(here)) = (text[..at].chars().next_back(), text[at..].chars().next())
+        let (Some(before), Some(here)) =
+            (text[..at].chars().next_back(), text[at..].chars().next())
         else {
             return false;
         };
@@ -135,7 +136,10 @@ impl Claude {
         if self.generation.frame_bow() {
             here == ' '
                 && before.is_ascii_alphabetic()
-                && text.as_bytes().get(at + 1).is_some_and(u8::is_ascii_alphabetic)
+                && text
+                    .as_bytes()
+                    .get(at + 1)
+                    .is_some_and(u8::is_ascii_alphabetic)
         } else {
             (here == '\n' && before.is_ascii_graphic())
                 || (before.is_ascii_alphabetic()
@@ -149,7 +153,9 @@ impl Claude {
 /// [`ends_run`]: an ASCII letter or a kana (letters that are neither marks nor
 /// composed with what precedes them).
 fn starts_word(c: char) -> bool {
-    c.is_ascii_alphabetic() || ('\u{3041}'..='\u{3096}').contains(&c) || ('\u{30A1}'..='\u{30FA}').contains(&c)
+    c.is_ascii_alphabetic()
+        || ('\u{3041}'..='\u{3096}').contains(&c)
+        || ('\u{30A1}'..='\u{30FA}').contains(&c)
 }
 
 /// A character that survives normalisation unchanged whatever follows, ends the run
@@ -194,7 +200,9 @@ impl TokenCounter for Claude {
     }
 
     fn prev_split(&self, text: &str, before: usize) -> Option<usize> {
-        (1..before.min(text.len())).rev().find(|&at| self.splits_at(text, at))
+        (1..before.min(text.len()))
+            .rev()
+            .find(|&at| self.splits_at(text, at))
     }
 
     fn exactness(&self) -> Exactness {

@@ -35,8 +35,14 @@ pub(super) fn normalize(text: &str, fold_quotes: bool) -> Vec<char> {
     chars.retain(|&c| !('\u{E000}'..='\u{F8FF}').contains(&c));
     for c in &mut chars {
         *c = match *c {
-            '\0' | '\u{A0}' | '\u{1680}' | '\u{2000}'..='\u{200A}' | '\u{2028}' | '\u{2029}'
-            | '\u{202F}' | '\u{205F}' => ' ',
+            '\0'
+            | '\u{A0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200A}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202F}'
+            | '\u{205F}' => ' ',
             '\u{2018}' | '\u{2019}' if fold_quotes => '\'',
             '\u{201C}' | '\u{201D}' if fold_quotes => '"',
             other => other,
@@ -66,15 +72,13 @@ pub(super) enum Class {
 /// Non-ASCII punctuation and symbols that tile with the ASCII punctuation.
 const PUNCT_SYMS: [char; 24] = [
     '\u{A3}', '\u{A7}', '\u{AB}', '\u{B0}', '\u{B7}', '\u{BB}', '\u{F0D}', '\u{2013}', '\u{2014}',
-    '\u{201E}', '\u{2020}', '\u{2022}', '\u{2026}', '\u{20AC}', '\u{2116}', '\u{2192}',
-    '\u{2212}', '\u{221A}', '\u{2500}', '\u{2502}', '\u{2514}', '\u{2550}', '\u{2588}',
-    '\u{FF08}',
+    '\u{201E}', '\u{2020}', '\u{2022}', '\u{2026}', '\u{20AC}', '\u{2116}', '\u{2192}', '\u{2212}',
+    '\u{221A}', '\u{2500}', '\u{2502}', '\u{2514}', '\u{2550}', '\u{2588}', '\u{FF08}',
 ];
 
 /// The symbols of the CJK Symbols and Punctuation block that take no markers.
 const IDEOGRAPHIC_SYMBOLS: [char; 8] = [
-    '\u{3004}', '\u{3012}', '\u{3013}', '\u{3020}', '\u{3036}', '\u{3037}', '\u{303E}',
-    '\u{303F}',
+    '\u{3004}', '\u{3012}', '\u{3013}', '\u{3020}', '\u{3036}', '\u{3037}', '\u{303E}', '\u{303F}',
 ];
 
 /// Symbol letters that take the word model like Latin letters.
@@ -185,8 +189,8 @@ pub(super) fn marks_like_punct(c: char) -> bool {
     }
     let category = p.category();
     let major = p.major();
-    let ideographic = (0x3001..=0x303F).contains(&cp)
-        && (major == b'P' || IDEOGRAPHIC_SYMBOLS.contains(&c));
+    let ideographic =
+        (0x3001..=0x303F).contains(&cp) && (major == b'P' || IDEOGRAPHIC_SYMBOLS.contains(&c));
     (matches!(major, b'P' | b'S') || matches!(category, "Cf" | "Cn")) && !ideographic
 }
 

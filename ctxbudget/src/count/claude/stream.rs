@@ -84,8 +84,7 @@ fn runs(norm: &[char]) -> Vec<Run> {
         }
         let mut start = run.start;
         let mut kind = hard_kind(norm[start]);
-        for at in run.start + 1..run.end {
-            let c = norm[at];
+        for (at, &c) in norm.iter().enumerate().take(run.end).skip(run.start + 1) {
             if is_selector(c) {
                 continue;
             }
@@ -144,7 +143,9 @@ fn mark_case(
     }
     if span.contains(&'\u{130}') {
         let tail = &span[1..];
-        if is_upper(first) && first != '\u{130}' && !tail.iter().any(|&c| c != '\u{130}' && is_upper(c))
+        if is_upper(first)
+            && first != '\u{130}'
+            && !tail.iter().any(|&c| c != '\u{130}' && is_upper(c))
         {
             push_lower(first, lowered);
             for &c in tail {
@@ -164,7 +165,10 @@ fn mark_case(
                 && !is_lower(c)
                 && (!is_upper(c) || lowers_to_itself(c))
         });
-        let mut cased = span.iter().filter(|&&c| is_upper(c) || is_lower(c)).peekable();
+        let mut cased = span
+            .iter()
+            .filter(|&&c| is_upper(c) || is_lower(c))
+            .peekable();
         let all_upper = cased.peek().is_some() && cased.all(|&c| is_upper(c));
         if all_upper && span.len() >= min && !unlowerable {
             for &c in span {
@@ -190,39 +194,39 @@ fn mark_case(
     None
 }
 
-/// The marked stream of `norm` (normalised text, trailing newlines already
-/// removed), with `raw_head_space` saying whether the raw text started with a space.
-pub(super) fn stream(mut norm: &[char], raw_head_space: bool, rules: Rules) -> Vec<Symbol> {
-    if rules.frame_bow
-        && raw_head_space
-        && norm.first() == Some(&' ')
-        && norm.get(1) != Some(&' ')
-    {
-        norm = &norm[1..];
+/// The runs of a text, and the questions about their neighbours that decide their
+/// markers.
+struct Marking<'a> {
+    norm: &'a [char],
+    runs: Vec<Run>,
+    rules: Rules,
+}
+
+impl Marking<'_> {
+    fn body(&self, run: &Run) -> &[char] {
+        &self.norm[run.start..run.end]
     }
-    let runs = runs(norm);
-    let mut out: Vec<Symbol> = Vec::with_capacity(norm.len() + norm.len() / 2 + 2);
-    let Some(first) = runs.first() else {
-        if rules.frame_bow {
-            out.push(BOW);
-        }
-        return out;
-    };
-    let body = |run: &Run| &norm[run.start..run.end];
-    let opens_word = |at: usize| {
-        body(&runs[at]) == ['\'']
-            && runs
+
+    /// Run `at` is a lone `'` that opens the word after it.
+    fn opens_word(&self, at: usize) -> bool {
+        self.body(&self.runs[at]) == ['\'']
+            && self
+                .runs
                 .get(at + 1)
                 .is_some_and(|next| matches!(next.class, Class::Wordy | Class::Stray))
-    };
-    let borders_space = |at: usize, left: bool| -> bool {
+    }
+
+    /// Whether the left (or right) side of run `at` touches a space: the message
+    /// start does where the frame ends in a word start; a run of two spaces or more
+    /// does not on the right.
+    fn borders_space(&self, at: usize, left: bool) -> bool {
         let neighbour = if left {
             match at.checked_sub(1) {
-                Some(at) => &runs[at],
-                None => return rules.frame_bow,
+                Some(at) => &self.runs[at],
+                None => return self.rules.frame_bow,
             }
         } else {
-            match runs.get(at + 1) {
+            match self.runs.get(at + 1) {
                 Some(run) => run,
                 None => return false,
             }
@@ -230,91 +234,128 @@ pub(super) fn stream(mut norm: &[char], raw_head_space: bool, rules: Rules) -> V
         if neighbour.class != Class::Space {
             return false;
         }
-        let space = body(neighbour);
+        let space = self.body(neighbour);
         if left {
             space.last() == Some(&' ')
         } else {
             space.first() == Some(&' ') && space.get(1) != Some(&' ')
         }
-    };
-    let takes_right_border = |run: &Run| {
-        let body = body(run);
+    }
+
+    /// Whether run `run` writes a border marker of its own on its right.
+    fn takes_right_border(&self, run: &Run) -> bool {
+        let body = self.body(run);
         run.class == Class::Punct
             || hard_eow(body)
             || (matches!(run.class, Class::Digit | Class::Hard) && digit_eow(body))
-    };
-    let contraction_seam = |at: usize| {
-        if at == 0 || !CONTRACTIONS.contains(&body(&runs[at])) {
-            return false;
-        }
-        let before = &runs[at - 1];
-        if before.class != Class::Punct || body(before) != ['\''] {
-            return false;
-        }
-        at < 2 || !takes_right_border(&runs[at - 2])
-    };
-
-    let head_quote = opens_word(0);
-    let first_body = body(first);
-    let has_own_bow = !head_quote
-        && (matches!(first.class, Class::Wordy | Class::Punct | Class::Stray)
-            || hard_bow(first_body)
-            || (matches!(first.class, Class::Digit | Class::Hard) && digit_bow(first_body))
-            || (first.class == Class::Space && first_body.first() == Some(&' ')));
-    if !has_own_bow && rules.frame_bow {
-        out.push(if head_quote { u32::from(' ') } else { BOW });
     }
 
-    let mut lowered = Vec::new();
-    for (at, run) in runs.iter().enumerate() {
-        let text = body(run);
-        let chars = |out: &mut Vec<Symbol>, text: &[char]| out.extend(text.iter().map(|&c| u32::from(c)));
+    /// Whether a lone apostrophe before word `at` is that word's start (`it's`).
+    fn contraction_seam(&self, at: usize) -> bool {
+        if at == 0 || !CONTRACTIONS.contains(&self.body(&self.runs[at])) {
+            return false;
+        }
+        let before = &self.runs[at - 1];
+        if before.class != Class::Punct || self.body(before) != ['\''] {
+            return false;
+        }
+        at < 2 || !self.takes_right_border(&self.runs[at - 2])
+    }
+
+    /// Whether the text's first run writes its own word start, so the frame's is
+    /// not written for it.
+    fn first_has_own_bow(&self, first: &Run) -> bool {
+        let body = self.body(first);
+        !self.opens_word(0)
+            && (matches!(first.class, Class::Wordy | Class::Punct | Class::Stray)
+                || hard_bow(body)
+                || (matches!(first.class, Class::Digit | Class::Hard) && digit_bow(body))
+                || (first.class == Class::Space && body.first() == Some(&' ')))
+    }
+
+    /// Writes run `at` with its markers.
+    fn write(&self, at: usize, out: &mut Vec<Symbol>, lowered: &mut Vec<char>) {
+        let run = &self.runs[at];
+        let text = self.body(run);
+        let chars = |out: &mut Vec<Symbol>, text: &[char]| {
+            out.extend(text.iter().map(|&c| u32::from(c)));
+        };
         match run.class {
             Class::Wordy => {
-                let fused = at > 0 && runs[at - 1].class == Class::Stray;
-                let marker = mark_case(text, rules.allcaps_min, fused, &mut lowered);
+                let fused = at > 0 && self.runs[at - 1].class == Class::Stray;
+                let marker = mark_case(text, self.rules.allcaps_min, fused, lowered);
                 out.extend(marker);
-                if !(fused || contraction_seam(at)) {
+                if !(fused || self.contraction_seam(at)) {
                     out.push(BOW);
                 }
-                if marker.is_some() {
-                    chars(&mut out, &lowered);
-                } else {
-                    chars(&mut out, text);
-                }
+                chars(out, if marker.is_some() { lowered } else { text });
                 out.push(EOW);
             }
             Class::Stray => {
-                let letter_follows = runs
+                let letter_follows = self
+                    .runs
                     .get(at + 1)
                     .is_some_and(|next| next.class == Class::Wordy);
                 out.push(BOW);
-                chars(&mut out, text);
+                chars(out, text);
                 if !letter_follows {
                     out.push(EOW);
                 }
             }
             _ if run.class == Class::Punct || hard_bow(text) || hard_eow(text) => {
                 let punct = run.class == Class::Punct;
-                if borders_space(at, true) && !opens_word(at) && (punct || hard_bow(text)) {
+                if self.borders_space(at, true) && !self.opens_word(at) && (punct || hard_bow(text))
+                {
                     out.push(BOW);
                 }
-                chars(&mut out, text);
-                if borders_space(at, false) && (punct || hard_eow(text)) {
+                chars(out, text);
+                if self.borders_space(at, false) && (punct || hard_eow(text)) {
                     out.push(EOW);
                 }
             }
             Class::Digit | Class::Hard if digit_run(text) => {
-                if digit_bow(text) && borders_space(at, true) {
+                if digit_bow(text) && self.borders_space(at, true) {
                     out.push(BOW);
                 }
-                chars(&mut out, text);
-                if digit_eow(text) && borders_space(at, false) {
+                chars(out, text);
+                if digit_eow(text) && self.borders_space(at, false) {
                     out.push(EOW);
                 }
             }
-            _ => chars(&mut out, text),
+            _ => chars(out, text),
         }
+    }
+}
+
+/// The marked stream of `norm` (normalised text, trailing newlines already
+/// removed), with `raw_head_space` saying whether the raw text started with a space.
+pub(super) fn stream(mut norm: &[char], raw_head_space: bool, rules: Rules) -> Vec<Symbol> {
+    if rules.frame_bow && raw_head_space && norm.first() == Some(&' ') && norm.get(1) != Some(&' ')
+    {
+        norm = &norm[1..];
+    }
+    let marking = Marking {
+        norm,
+        runs: runs(norm),
+        rules,
+    };
+    let mut out: Vec<Symbol> = Vec::with_capacity(norm.len() + norm.len() / 2 + 2);
+    let Some(first) = marking.runs.first() else {
+        if rules.frame_bow {
+            out.push(BOW);
+        }
+        return out;
+    };
+    if rules.frame_bow && !marking.first_has_own_bow(first) {
+        out.push(if marking.opens_word(0) {
+            u32::from(' ')
+        } else {
+            BOW
+        });
+    }
+    let mut lowered = Vec::new();
+    for at in 0..marking.runs.len() {
+        marking.write(at, &mut out, &mut lowered);
     }
     seam(&out)
 }
@@ -330,7 +371,10 @@ fn seam(out: &[Symbol]) -> Vec<Symbol> {
     while at < out.len() {
         let symbol = out[at];
         result.push(symbol);
-        if symbol == EOW && at > last_end && out[at - 1] != newline && out.get(at + 1) == Some(&space)
+        if symbol == EOW
+            && at > last_end
+            && out[at - 1] != newline
+            && out.get(at + 1) == Some(&space)
         {
             let mut next = at + 2;
             while out.get(next).is_some_and(|&s| s == SHIFT || s == CAPS) {

@@ -10,8 +10,8 @@ static TABLE: &[u8] = include_bytes!("../../../data/claude/unicode.bin");
 
 /// The general categories, in the order the table's category byte indexes.
 const CATEGORIES: [&str; 30] = [
-    "Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No", "Pc", "Pd", "Ps", "Pe",
-    "Pi", "Pf", "Po", "Sm", "Sc", "Sk", "So", "Zs", "Zl", "Zp", "Cc", "Cf", "Cs", "Co", "Cn",
+    "Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No", "Pc", "Pd", "Ps", "Pe", "Pi",
+    "Pf", "Po", "Sm", "Sc", "Sk", "So", "Zs", "Zl", "Zp", "Cc", "Cf", "Cs", "Co", "Cn",
 ];
 /// The index of `Cn`, what a codepoint the table does not cover reads as.
 const UNASSIGNED: u8 = 29;
@@ -79,7 +79,10 @@ static UNICODE: LazyLock<Table> = LazyLock::new(|| {
         }
     }
     bmp.resize(0x1_0000, Props(UNASSIGNED));
-    let astral = runs.into_iter().filter(|&(start, _)| start >= 0x1_0000).collect();
+    let astral = runs
+        .into_iter()
+        .filter(|&(start, _)| start >= 0x1_0000)
+        .collect();
     Table { bmp, astral }
 });
 
@@ -104,7 +107,9 @@ const UNCASED: char = '\u{03F4}';
 
 /// A letter of [`NEW_CASE_PAIRS`].
 pub(super) fn new_cased(c: char) -> bool {
-    NEW_CASE_PAIRS.iter().any(|&(upper, lower)| c == upper || c == lower)
+    NEW_CASE_PAIRS
+        .iter()
+        .any(|&(upper, lower)| c == upper || c == lower)
 }
 
 /// Appends the lowercase of `c` to `out` (full mapping: `İ` is two characters).
@@ -130,7 +135,8 @@ pub(super) fn is_upper(c: char) -> bool {
     if c == UNCASED {
         return false;
     }
-    NEW_CASE_PAIRS.iter().any(|&(upper, _)| upper == c) || (c.is_uppercase() && !lowers_to_itself(c))
+    NEW_CASE_PAIRS.iter().any(|&(upper, _)| upper == c)
+        || (c.is_uppercase() && !lowers_to_itself(c))
 }
 
 /// A lowercase letter.

@@ -78,7 +78,8 @@ impl Trie {
             start = end;
         }
         let first = self.edges.len();
-        self.edges.extend(groups.iter().map(|&(symbol, _)| (symbol, 0)));
+        self.edges
+            .extend(groups.iter().map(|&(symbol, _)| (symbol, 0)));
         for (k, &(_, group)) in groups.iter().enumerate() {
             let child = self.build(group, depth + 1);
             self.edges[first + k].1 = child;
@@ -106,7 +107,9 @@ impl Trie {
     /// Whether the path to `node` spells a piece.
     #[inline]
     pub(super) fn terminal(&self, node: u32) -> bool {
-        self.nodes.get(node as usize).is_some_and(|node| node.terminal)
+        self.nodes
+            .get(node as usize)
+            .is_some_and(|node| node.terminal)
     }
 }
 
@@ -123,9 +126,9 @@ pub(super) struct Vocabulary {
 
 /// A byte string of at most four bytes as one key: its length, then its bytes.
 fn pack(bytes: &[u8]) -> u64 {
-    bytes
-        .iter()
-        .fold(bytes.len() as u64, |key, &byte| (key << 8) | u64::from(byte))
+    bytes.iter().fold(bytes.len() as u64, |key, &byte| {
+        (key << 8) | u64::from(byte)
+    })
 }
 
 impl Vocabulary {
