@@ -36,11 +36,30 @@ struct Node {
     terminal: bool,
 }
 
-/// The pieces, as a trie over symbols: children sorted by symbol.
+/// The pieces, as a trie over symbols: children sorted by symbol, and the root's
+/// children of the first [`DIRECT`] symbols and the markers in a table.
 #[derive(Debug)]
 pub(super) struct Trie {
     nodes: Vec<Node>,
     edges: Vec<(Symbol, u32)>,
+    /// The root's child of each symbol below [`DIRECT`] (then of each marker), or
+    /// `u32::MAX`.
+    root: Vec<u32>,
+}
+
+/// The symbols whose root child [`Trie::child`] finds by index: every script of
+/// the first 12,288 codepoints (Latin, Greek, Cyrillic, the Indic scripts, ...).
+const DIRECT: u32 = 0x3000;
+
+/// The root table's index of `symbol`, when it has one.
+fn direct(symbol: Symbol) -> Option<usize> {
+    if symbol < DIRECT {
+        Some(symbol as usize)
+    } else if (BOW..=CAPS).contains(&symbol) {
+        Some((DIRECT + symbol - BOW) as usize)
+    } else {
+        None
+    }
 }
 
 /// The root of every [`Trie`].
@@ -53,8 +72,16 @@ impl Trie {
         let mut trie = Trie {
             nodes: Vec::new(),
             edges: Vec::new(),
+            root: Vec::new(),
         };
         trie.build(&pieces, 0);
+        let mut root = vec![u32::MAX; (DIRECT + 4) as usize];
+        for symbol in (0..DIRECT).chain(BOW..=CAPS) {
+            if let (Some(at), Some(child)) = (direct(symbol), trie.search(ROOT, symbol)) {
+                root[at] = child;
+            }
+        }
+        trie.root = root;
         trie
     }
 
@@ -95,6 +122,20 @@ impl Trie {
     /// The child of `node` along `symbol`.
     #[inline]
     pub(super) fn child(&self, node: u32, symbol: Symbol) -> Option<u32> {
+        if node == ROOT {
+            if let Some(at) = direct(symbol) {
+                return self
+                    .root
+                    .get(at)
+                    .copied()
+                    .filter(|&child| child != u32::MAX);
+            }
+        }
+        self.search(node, symbol)
+    }
+
+    /// [`child`](Self::child) by binary search.
+    fn search(&self, node: u32, symbol: Symbol) -> Option<u32> {
         let node = self.nodes.get(node as usize)?;
         let first = node.first as usize;
         let edges = self.edges.get(first..first + node.len as usize)?;
