@@ -94,7 +94,7 @@ fn catalogue_claude_models_count_with_their_generation() {
     assert_eq!(counter.count("hello, world"), 3);
 
     let preview = Model::new(
-        "claude-mythos-preview",
+        "claude-next",
         Provider::Anthropic,
         1_000_000,
         ModelTokenizer::Estimate(EstimateProfile::Claude),
@@ -104,6 +104,33 @@ fn catalogue_claude_models_count_with_their_generation() {
     assert!(matches!(counter, ModelCounter::Estimate(_)), "{counter:?}");
 }
 
+/// Every Claude model of the catalogue maps to a tokenizer generation.
+#[test]
+fn every_claude_model_of_the_catalogue_has_a_generation() {
+    let mut claude = 0;
+    for model in ctxbudget::models::Catalogue::builtin().models() {
+        if model.provider() == Provider::Anthropic {
+            claude += 1;
+            assert!(
+                ClaudeGeneration::for_model(model.name()).is_some(),
+                "{}",
+                model.name()
+            );
+            assert!(matches!(model.counter(), Ok(ModelCounter::Claude(_))));
+        }
+    }
+    assert!(claude >= 10, "{claude} Claude models");
+    // A model of another provider that borrows the Claude estimate keeps it.
+    let codestral = Model::lookup("codestral-2501").unwrap();
+    if *codestral.tokenizer() == ModelTokenizer::Estimate(EstimateProfile::Claude) {
+        let counter = codestral.counter().unwrap();
+        let ModelCounter::Estimate(estimate) = counter else {
+            panic!("{counter:?}");
+        };
+        assert_eq!(estimate.margin_percent(), 15);
+    }
+}
+
 /// A Claude model whose generation is unknown counts with an estimate that is an
 /// upper bound for the newest generation on real text of every length (the Claude
 /// estimate's default 15% margin is 8-11% under on the corpus and up to 40% under
@@ -111,7 +138,7 @@ fn catalogue_claude_models_count_with_their_generation() {
 #[test]
 fn the_estimate_of_an_unknown_generation_bounds_the_newest() {
     let preview = Model::new(
-        "claude-mythos-preview",
+        "claude-next",
         Provider::Anthropic,
         1_000_000,
         ModelTokenizer::Estimate(EstimateProfile::Claude),

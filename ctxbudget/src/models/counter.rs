@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::{Model, ModelTokenizer};
+use super::{Model, ModelTokenizer, Provider};
 #[cfg(feature = "claude")]
 use crate::count::Claude;
 #[cfg(feature = "huggingface")]
@@ -185,20 +185,18 @@ impl Model {
                 Ok(ModelCounter::Tiktoken(Tiktoken::new(*encoding)))
             }
             ModelTokenizer::Estimate(profile) => {
+                // Other providers' models may borrow the Claude estimate.
+                let claude = *profile == EstimateProfile::Claude && self.is_claude();
                 #[cfg(feature = "claude")]
-                if *profile == EstimateProfile::Claude {
-                    if let Some(claude) = Claude::for_model(&self.name) {
-                        return Ok(ModelCounter::Claude(claude));
-                    }
+                if let Some(counter) = Claude::for_model(&self.name).filter(|_| claude) {
+                    return Ok(ModelCounter::Claude(counter));
                 }
                 let estimate = ModelEstimate::new(*profile);
-                Ok(ModelCounter::Estimate(
-                    if *profile == EstimateProfile::Claude {
-                        estimate.with_margin_percent(CLAUDE_NEWEST_MARGIN)
-                    } else {
-                        estimate
-                    },
-                ))
+                Ok(ModelCounter::Estimate(if claude {
+                    estimate.with_margin_percent(CLAUDE_NEWEST_MARGIN)
+                } else {
+                    estimate
+                }))
             }
             ModelTokenizer::HuggingFace { repo } => Err(CounterError::NeedsFile {
                 model: self.name.clone(),
@@ -225,6 +223,11 @@ impl Model {
                 },
             }),
         }
+    }
+
+    /// Whether this is one of Anthropic's Claude models.
+    fn is_claude(&self) -> bool {
+        self.provider == Provider::Anthropic || self.name.to_ascii_lowercase().contains("claude")
     }
 
     /// The counter of this model's tokenizer file at `path`: a `tokenizer.json`

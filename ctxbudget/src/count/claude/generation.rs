@@ -10,7 +10,7 @@ use std::fmt;
 /// |---|---|
 /// | [`V3`](Self::V3) | Claude 3 through Claude Opus 4.6, every Sonnet 4.x and Haiku 4.x |
 /// | [`V4_7`](Self::V4_7) | Claude Opus 4.7 |
-/// | [`V4_8`](Self::V4_8) | Claude Opus 4.8 and later Opus models, and every Claude 5 model (Sonnet 5, Fable 5, Mythos 5) |
+/// | [`V4_8`](Self::V4_8) | Claude Opus 4.8 and later Opus models, every Claude 5 model (Sonnet 5, Fable 5, Mythos 5), and Mythos Preview |
 ///
 /// Anthropic's token-counting documentation says that Opus 4.7 and later use a
 /// newer tokenizer that gives about 30% more tokens for the same text. `V4_8` uses
@@ -23,7 +23,8 @@ use std::fmt;
 /// assert_eq!(ClaudeGeneration::for_model("claude-sonnet-4-5-20250929"), Some(ClaudeGeneration::V3));
 /// assert_eq!(ClaudeGeneration::for_model("anthropic.claude-opus-4-7-v1:0"), Some(ClaudeGeneration::V4_7));
 /// assert_eq!(ClaudeGeneration::for_model("claude-sonnet-5@20260301"), Some(ClaudeGeneration::V4_8));
-/// assert_eq!(ClaudeGeneration::for_model("claude-mythos-preview"), None); // no version
+/// assert_eq!(ClaudeGeneration::for_model("claude-mythos-preview"), Some(ClaudeGeneration::V4_8));
+/// assert_eq!(ClaudeGeneration::for_model("claude-latest"), None); // no version
 /// assert_eq!(ClaudeGeneration::for_model("gpt-4o"), None);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -41,6 +42,9 @@ pub enum ClaudeGeneration {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Family {
     Opus,
+    /// Fable and Mythos: Anthropic's documentation names every model of these
+    /// families, Mythos Preview included, among those with the newer tokenizer.
+    Newer,
     Other,
 }
 
@@ -55,8 +59,10 @@ impl ClaudeGeneration {
     /// The generation of a Claude model, from its name as Anthropic's API, Amazon
     /// Bedrock or Google Vertex AI spell it (`claude-opus-4-7`,
     /// `anthropic.claude-3-5-sonnet-20241022-v2:0`, `claude-sonnet-4-5@20250929`).
-    /// `None` for a name without `claude`, without a version number, or older than
-    /// Claude 3.
+    /// `None` for a name without `claude`, older than Claude 3, or without a version
+    /// number (Fable and Mythos aside: Anthropic's documentation says all of them
+    /// use the newer tokenizer, so they read as `V4_8`, whose content counts the
+    /// 11-token frame of `V4_7` would only raise by the one leading space).
     pub fn for_model(name: &str) -> Option<Self> {
         let lower = name.to_ascii_lowercase();
         let start = lower.find("claude")? + "claude".len();
@@ -66,6 +72,7 @@ impl ClaudeGeneration {
         for token in lower[start..].split(['-', '.', '@', ':', '_', '/']) {
             match token {
                 "opus" => family = Family::Opus,
+                "fable" | "mythos" => family = Family::Newer,
                 "" => {}
                 _ if stopped => {}
                 _ if token.len() <= 2 && token.bytes().all(|b| b.is_ascii_digit()) => {
@@ -80,6 +87,7 @@ impl ClaudeGeneration {
         let version = match numbers[..] {
             [major] => (major, 0),
             [major, minor, ..] => (major, minor),
+            [] if family == Family::Newer => return Some(Self::V4_8),
             [] => return None,
         };
         Some(match (family, version) {
@@ -159,7 +167,9 @@ mod tests {
             ("claude-sonnet-5", Some(V4_8)),
             ("claude-fable-5", Some(V4_8)),
             ("Claude-Mythos-5", Some(V4_8)),
-            ("claude-mythos-preview", None),
+            ("claude-mythos-preview", Some(V4_8)),
+            ("claude-fable", Some(V4_8)),
+            ("claude-latest", None),
             ("claude-2.1", None),
             ("claude-instant-1.2", None),
             ("gpt-4o", None),
