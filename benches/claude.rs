@@ -8,7 +8,10 @@
 //! of `ROUNDS` runs (`CLAUDE_BENCH_ROUNDS`, 7 by default), printed as Markdown
 //! tables. `CLAUDE_BENCH=count|trim|estimate` runs one part.
 
-#![allow(missing_docs)]
+// Ratios of times and counts are printed as floats.
+#![allow(missing_docs, clippy::cast_precision_loss)]
+
+use std::fmt::Write as _;
 
 use std::hint::black_box;
 use std::io::Read;
@@ -63,8 +66,19 @@ fn main() {
     let _ = generations[0].count("warm up");
     let _ = generations[1].count("warm up");
     println!("vocabularies loaded in {:?}\n", start.elapsed());
-
     if part("count") {
+        counting(generations);
+    }
+    if part("trim") {
+        trimming(generations);
+    }
+    if part("estimate") {
+        estimating(generations);
+    }
+}
+
+fn counting(generations: [Claude; 3]) {
+    {
         let hf = anthropic_tokenizer();
         println!("| input (1 MB) | v3 | v4.7 | v4.8 | HuggingFace (Anthropic tokenizer.json) |");
         println!("| --- | --- | --- | --- | --- |");
@@ -90,8 +104,10 @@ fn main() {
         }
         println!();
     }
+}
 
-    if part("trim") {
+fn trimming(generations: [Claude; 3]) {
+    {
         println!("Trimming 1 MB: trim_with / one count of the kept text (median times)\n");
         for counter in &generations {
             println!("### {}\n", counter.generation());
@@ -114,10 +130,7 @@ fn main() {
                         let floor = median(|| {
                             black_box(counter.count(black_box(kept)));
                         });
-                        row.push_str(&format!(
-                            " {:.2}x |",
-                            trim.as_secs_f64() / floor.as_secs_f64()
-                        ));
+                        let _ = write!(row, " {:.2}x |", trim.as_secs_f64() / floor.as_secs_f64());
                     }
                 }
                 println!("{row}");
@@ -125,8 +138,10 @@ fn main() {
             println!();
         }
     }
+}
 
-    if part("estimate") {
+fn estimating(generations: [Claude; 3]) {
+    {
         let estimate = ModelEstimate::claude();
         println!("| 200 KB of | estimate | v3 | v4.7 | v4.8 | estimate / max(v4.7, v4.8) |");
         println!("| --- | --- | --- | --- | --- | --- |");
@@ -171,7 +186,7 @@ fn main() {
                         .max(1);
                     lowest = lowest.min(bare.count(slice) as f64 / exact as f64);
                 }
-                row.push_str(&format!(" {lowest:.3} |"));
+                let _ = write!(row, " {lowest:.3} |");
             }
             println!("{row}");
         }
