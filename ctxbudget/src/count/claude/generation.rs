@@ -60,9 +60,9 @@ impl ClaudeGeneration {
     /// Bedrock or Google Vertex AI spell it (`claude-opus-4-7`,
     /// `anthropic.claude-3-5-sonnet-20241022-v2:0`, `claude-sonnet-4-5@20250929`).
     /// `None` for a name without `claude`, older than Claude 3, or without a version
-    /// number (Fable and Mythos aside: Anthropic's documentation says all of them
-    /// use the newer tokenizer, so they read as `V4_8`, whose content counts the
-    /// 11-token frame of `V4_7` would only raise by the one leading space).
+    /// number (Fable and Mythos aside: Anthropic's documentation puts all of them,
+    /// Mythos Preview included, with the newer tokenizer, so they read as `V4_8`;
+    /// `V4_7` and `V4_8` share a vocabulary and differ only at the message frame).
     pub fn for_model(name: &str) -> Option<Self> {
         let lower = name.to_ascii_lowercase();
         let start = lower.find("claude")? + "claude".len();
