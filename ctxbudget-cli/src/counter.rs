@@ -8,7 +8,7 @@ use std::sync::{Arc, RwLock};
 use clap::Args;
 use ctxbudget::TokenCounter;
 use ctxbudget::count::{Encoding, Exactness, HuggingFace, Tekken, Tiktoken};
-use ctxbudget::models::{MAX_NAME_BYTES, Model, ModelTokenizer};
+use ctxbudget::models::{MAX_NAME_BYTES, Model, ModelCounter, ModelTokenizer};
 use rayon::prelude::*;
 
 use crate::error::CliError;
@@ -34,8 +34,9 @@ pub struct CounterArgs {
     #[arg(long, short = 't', value_name = "FILE")]
     pub tokenizer: Option<PathBuf>,
     /// Count with the tokenizer of this model of the catalogue (`ctxbudget models`
-    /// lists them): exact for OpenAI models, an upper estimate for Claude and Gemini;
-    /// a model whose tokenizer is a file needs --tokenizer FILE too
+    /// lists them): exact for OpenAI models and for Claude models (their tokenizer
+    /// generation; the text's own tokens, without the message frame), an upper
+    /// estimate for Gemini; a model whose tokenizer is a file needs --tokenizer FILE too
     #[arg(long, short = 'm', value_name = "MODEL")]
     pub model: Option<String>,
 }
@@ -86,7 +87,19 @@ impl CounterArgs {
                     "{error}; from the shell, give the file too: `--model {name} --tokenizer tokenizer.json`"
                 ))
             })?;
-            return Ok(Counter::of_model(model, counter));
+            let described = match &counter {
+                ModelCounter::Claude(claude) => Some(format!(
+                    "{} (Claude {} tokenizer)",
+                    model.name(),
+                    claude.generation()
+                )),
+                _ => None,
+            };
+            let mut counter = Counter::of_model(model, counter);
+            if let Some(name) = described {
+                counter.name = name;
+            }
+            return Ok(counter);
         }
         let encoding = match &self.encoding {
             Some(name) => name.parse::<Encoding>().map_err(|error| {

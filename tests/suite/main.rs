@@ -18,6 +18,7 @@ mod calibration;
 mod chat;
 mod chat_langchain;
 mod chat_session;
+mod claude;
 mod derive;
 mod derive_generics;
 mod disclosure;

@@ -136,7 +136,7 @@ impl FromStr for EstimateProfile {
 ///   is there for both, and is a judgment, not a measurement. Anthropic's
 ///   documentation says that Claude 4.7 and later models use a newer tokenizer, with
 ///   which the same text counts about 30% more tokens than with Claude Haiku 4.5:
-///   for those, raise the margin (`with_margin_percent(50)` covers both). For
+///   for those, raise the margin (`with_margin_percent(90)` covers both on prose, Markdown and code). For
 ///   billing-exact counts, ask the provider's `count_tokens` endpoint.
 ///
 /// Budgets built with this counter therefore keep a prompt within the window on such

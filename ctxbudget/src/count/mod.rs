@@ -8,6 +8,8 @@
 //!   Python `tokenizers`' `len(encode(text, add_special_tokens=False).ids)`.
 //! - `Tekken` (feature `tekken`): exact counts of Mistral's `tekken_*.json`
 //!   vocabularies, equal to `mistral-common`'s.
+//! - `Claude` (feature `claude`): exact offline counts of Claude's tokenizer
+//!   generations, equal to `ctok`'s reconstruction.
 //! - [`ModelEstimate`]: an estimate for models whose tokenizer is not public (Claude,
 //!   Gemini), measured against the closest public tokenizers and made to count at least
 //!   as many tokens as they do, with a safety margin.
@@ -46,6 +48,10 @@ mod tiktoken;
 mod tiktoken_splits;
 #[cfg(feature = "tiktoken")]
 pub use tiktoken::{Encoding, Tiktoken, UnknownModel};
+#[cfg(feature = "claude")]
+mod claude;
+#[cfg(feature = "claude")]
+pub use claude::{Claude, ClaudeGeneration};
 #[cfg(feature = "huggingface")]
 mod huggingface;
 #[cfg(feature = "huggingface")]

@@ -27,9 +27,10 @@
 //! let opus = Model::lookup("claude-opus-4-7")?;
 //! assert_eq!((opus.context_window(), opus.max_output_tokens()), (1_000_000, Some(128_000)));
 //!
-//! // Tiktoken for OpenAI models, an upper estimate for Claude and Gemini.
+//! // Tiktoken for OpenAI models, an upper estimate for Gemini, and for Claude the
+//! // exact `Claude` counter (feature `claude`) or else an upper estimate.
 //! let counter = Model::lookup("claude-sonnet-4-5")?.counter()?;
-//! assert!(counter.count("Hello, Claude") >= 4);
+//! assert!(counter.count("Hello, Claude") >= 3);
 //!
 //! let err = Model::lookup("gpt-4-o").unwrap_err();
 //! assert!(err.to_string().contains("`gpt-4o`"), "{err}");
