@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use clap::Args;
-use ctxbudget::models::{Catalogue, Model};
+use ctxbudget::models::{Catalogue, Model, ModelCounter};
 
 use crate::counter::did_you_mean;
 use crate::error::CliError;
@@ -101,7 +101,7 @@ fn table(models: &[&Model]) -> String {
                     .map_or_else(|| "shares window".to_owned(), |t| t.to_string()),
                 price(model, false),
                 price(model, true),
-                model.tokenizer().to_string(),
+                tokenizer(model),
             ]
         })
         .collect();
@@ -127,4 +127,13 @@ fn table(models: &[&Model]) -> String {
         );
     }
     out
+}
+
+/// The tokenizer column: the Claude tokenizer generation a Claude model counts
+/// with, exactly, else the catalogue's tokenizer.
+fn tokenizer(model: &Model) -> String {
+    match model.counter() {
+        Ok(ModelCounter::Claude(claude)) => format!("claude {} tokenizer", claude.generation()),
+        _ => model.tokenizer().to_string(),
+    }
 }

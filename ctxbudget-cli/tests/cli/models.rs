@@ -1,6 +1,6 @@
 //! `ctxbudget models`.
 
-use ctxbudget::models::{Catalogue, Model};
+use ctxbudget::models::{Catalogue, Model, ModelCounter};
 
 use crate::support::run;
 
@@ -36,8 +36,17 @@ fn every_model_of_the_catalogue_is_listed_with_its_numbers() {
         };
         assert_eq!(row[3], shown(prices.map(|p| p.input)), "{}", model.name());
         assert_eq!(row[4], shown(prices.map(|p| p.output)), "{}", model.name());
-        assert_eq!(row[5], model.tokenizer().to_string());
+        // A Claude model counts with its tokenizer generation, and says which.
+        let tokenizer = match model.counter() {
+            Ok(ModelCounter::Claude(claude)) => {
+                format!("claude {} tokenizer", claude.generation())
+            }
+            _ => model.tokenizer().to_string(),
+        };
+        assert_eq!(row[5], tokenizer, "{}", model.name());
     }
+    let claude = rows.iter().find(|row| row[0] == "claude-opus-4-7").unwrap();
+    assert_eq!(claude[5], "claude v4.7 tokenizer");
 }
 
 #[test]
