@@ -91,7 +91,7 @@
 //! | [`ModelTokenizer`] | counter from [`Model::counter`] |
 //! | --- | --- |
 //! | [`Tiktoken`](ModelTokenizer::Tiktoken) (OpenAI) | [`Tiktoken`](crate::Tiktoken), exact |
-//! | [`Estimate`](ModelTokenizer::Estimate) (Claude, Gemini, closed Mistral models) | [`ModelEstimate`](crate::count::ModelEstimate), an upper estimate |
+//! | [`Estimate`](ModelTokenizer::Estimate) (Claude, Gemini, closed Mistral models) | for a Claude model whose name gives its tokenizer generation, with the `claude` feature: the `Claude` counter of that generation (`v3` up to Opus 4.6, `v4.7`, `v4.8` from Opus 4.8 and Claude 5 on), which counts as Anthropic does; otherwise [`ModelEstimate`](crate::count::ModelEstimate), an upper estimate (for Claude, with a margin that bounds the newest generation) |
 //! | [`HuggingFace`](ModelTokenizer::HuggingFace) (Llama, DeepSeek, Mistral Large 2) | an error naming the file; [`Model::counter_from_file`] loads it with `HuggingFace::from_file` (feature `huggingface`) |
 //! | [`Tekken`](ModelTokenizer::Tekken) (Mistral Nemo, Small 3) | an error naming the file; [`Model::counter_from_file`] loads it with `Tekken::from_file` (feature `tekken`) |
 //!
