@@ -28,6 +28,8 @@
 use std::fmt;
 use std::sync::Arc;
 
+#[cfg(any(feature = "claude", feature = "requests"))]
+pub(crate) mod claude_name;
 mod estimate;
 pub use estimate::{EstimateProfile, ModelEstimate, UnknownProfile};
 #[cfg(feature = "tiktoken")]

@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use crate::count::claude_name::{ClaudeFamily, ClaudeName};
+
 /// A generation of Claude's tokenizer, as `ctok` 1.3.0 reconstructs it.
 ///
 /// | generation | models |
@@ -39,15 +41,6 @@ pub enum ClaudeGeneration {
     V4_8,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Family {
-    Opus,
-    /// Fable and Mythos: Anthropic's documentation names every model of these
-    /// families, Mythos Preview included, among those with the newer tokenizer.
-    Newer,
-    Other,
-}
-
 impl ClaudeGeneration {
     /// Every generation, oldest first.
     pub const ALL: [ClaudeGeneration; 3] = [Self::V3, Self::V4_7, Self::V4_8];
@@ -64,37 +57,16 @@ impl ClaudeGeneration {
     /// Mythos Preview included, with the newer tokenizer, so they read as `V4_8`;
     /// `V4_7` and `V4_8` share a vocabulary and differ only at the message frame).
     pub fn for_model(name: &str) -> Option<Self> {
-        let lower = name.to_ascii_lowercase();
-        let start = lower.find("claude")? + "claude".len();
-        let mut family = Family::Other;
-        let mut numbers: Vec<u32> = Vec::with_capacity(2);
-        let mut stopped = false;
-        for token in lower[start..].split(['-', '.', '@', ':', '_', '/']) {
-            match token {
-                "opus" => family = Family::Opus,
-                "fable" | "mythos" => family = Family::Newer,
-                "" => {}
-                _ if stopped => {}
-                _ if token.len() <= 2 && token.bytes().all(|b| b.is_ascii_digit()) => {
-                    if numbers.len() < 2 {
-                        numbers.extend(token.parse::<u32>().ok());
-                    }
-                }
-                // A date, `latest`, `v2`: the version is over.
-                _ => stopped = !numbers.is_empty() || token.bytes().all(|b| b.is_ascii_digit()),
-            }
-        }
-        let version = match numbers[..] {
-            [major] => (major, 0),
-            [major, minor, ..] => (major, minor),
-            [] if family == Family::Newer => return Some(Self::V4_8),
-            [] => return None,
-        };
-        Some(match (family, version) {
-            (_, (0..=2, _)) => return None,
-            (_, (5.., _)) | (Family::Opus, (4, 8..)) => Self::V4_8,
-            (Family::Opus, (4, 7)) => Self::V4_7,
-            _ => Self::V3,
+        let ClaudeName { family, version } = ClaudeName::parse(name)?;
+        let newer = matches!(family, Some(ClaudeFamily::Fable | ClaudeFamily::Mythos));
+        let opus = family == Some(ClaudeFamily::Opus);
+        Some(match version {
+            None if newer => Self::V4_8,
+            None | Some((0..=2, _)) => return None,
+            Some((5.., _)) => Self::V4_8,
+            Some((4, 8..)) if opus => Self::V4_8,
+            Some((4, 7)) if opus => Self::V4_7,
+            Some(_) => Self::V3,
         })
     }
 

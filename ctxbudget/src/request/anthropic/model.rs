@@ -4,9 +4,10 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-/// A Claude model name read into family and version: `claude-sonnet-4-5-20250929`,
-/// `claude-3-5-haiku-latest`, `anthropic.claude-3-5-sonnet-20241022-v2:0` (Amazon
-/// Bedrock) and `claude-3-5-sonnet-v2@20241022` (Vertex AI) all read.
+use crate::count::claude_name::{ClaudeFamily, ClaudeName};
+
+/// A Claude model name read into the families whose tool prompts and thinking
+/// Anthropic documents, and the version (see [`ClaudeName`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct ClaudeModel {
     pub(super) family: Family,
@@ -26,31 +27,12 @@ pub(super) enum Family {
 impl ClaudeModel {
     /// `None` when the name does not contain `claude`.
     pub(super) fn parse(name: &str) -> Option<Self> {
-        let lower = name.to_ascii_lowercase();
-        let start = lower.find("claude")? + "claude".len();
-        let mut family = Family::Other;
-        let mut numbers: Vec<u32> = Vec::with_capacity(2);
-        let mut stopped = false;
-        for token in lower[start..].split(['-', '.', '@', ':', '_']) {
-            match token {
-                "opus" => family = Family::Opus,
-                "sonnet" => family = Family::Sonnet,
-                "haiku" => family = Family::Haiku,
-                "" => {}
-                _ if stopped => {}
-                _ if token.len() <= 2 && token.bytes().all(|b| b.is_ascii_digit()) => {
-                    if numbers.len() < 2 {
-                        numbers.extend(token.parse::<u32>().ok());
-                    }
-                }
-                // A date, `latest`, `v2`: the version is over.
-                _ => stopped = !numbers.is_empty() || token.bytes().all(|b| b.is_ascii_digit()),
-            }
-        }
-        let version = match numbers[..] {
-            [major] => Some((major, 0)),
-            [major, minor, ..] => Some((major, minor)),
-            [] => None,
+        let ClaudeName { family, version } = ClaudeName::parse(name)?;
+        let family = match family {
+            Some(ClaudeFamily::Opus) => Family::Opus,
+            Some(ClaudeFamily::Sonnet) => Family::Sonnet,
+            Some(ClaudeFamily::Haiku) => Family::Haiku,
+            Some(ClaudeFamily::Fable | ClaudeFamily::Mythos) | None => Family::Other,
         };
         Some(Self { family, version })
     }
