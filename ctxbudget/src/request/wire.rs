@@ -200,3 +200,10 @@ pub trait WireRequest: Sized {
     /// if it sets one.
     fn max_output_tokens(&self) -> Option<u64>;
 }
+
+/// Keeps the items whose `keep[i]` is true, in order, for
+/// [`WireRequest::retain_messages`]; an item past the end of `keep` stays.
+pub(super) fn retain_kept<T>(items: &mut Vec<T>, keep: &[bool]) {
+    let mut flags = keep.iter();
+    items.retain(|_| flags.next().copied().unwrap_or(true));
+}

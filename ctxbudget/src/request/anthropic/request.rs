@@ -21,6 +21,7 @@ use super::validate;
 use crate::chat::ChatFormat;
 use crate::count::TokenCounter;
 use crate::request::json::{EXPECTED_OUTPUT_LIMIT, is_depth_limit, is_output_limit, output_limit};
+use crate::request::wire::retain_kept;
 use crate::request::{Assumption, RequestCost, RequestError, RequestFormat, WireRequest};
 
 /// An Anthropic Messages request body (`POST /v1/messages`), read and written
@@ -434,12 +435,7 @@ impl WireRequest for MessagesRequest {
     }
 
     fn retain_messages(&mut self, keep: &[bool]) {
-        let mut index = 0;
-        self.messages.retain(|_| {
-            let kept = keep.get(index).copied().unwrap_or(true);
-            index += 1;
-            kept
-        });
+        retain_kept(&mut self.messages, keep);
         self.mark_thinking();
     }
 

@@ -93,7 +93,7 @@ use self::wire::{WireObject, deserialize_object, read_optional, serialize_object
 use super::error::RequestError;
 use super::image::CountRule;
 use super::json::{EXPECTED_OUTPUT_LIMIT, compact_json, is_output_limit, output_limit};
-use super::wire::{Assumption, RequestCost, RequestFormat, WireRequest};
+use super::wire::{Assumption, RequestCost, RequestFormat, WireRequest, retain_kept};
 use crate::chat::ChatFormat;
 use crate::count::TokenCounter;
 
@@ -349,12 +349,7 @@ impl WireRequest for ChatRequest {
 
     /// Messages past the end of `keep` are kept.
     fn retain_messages(&mut self, keep: &[bool]) {
-        let mut index = 0;
-        self.messages.retain(|_| {
-            let kept = keep.get(index).copied().unwrap_or(true);
-            index += 1;
-            kept
-        });
+        retain_kept(&mut self.messages, keep);
     }
 
     fn model(&self) -> Option<&str> {

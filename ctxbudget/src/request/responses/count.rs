@@ -11,7 +11,7 @@ use crate::request::error::RequestError;
 use crate::request::image::CountRule;
 use crate::request::json::compact_json;
 use crate::request::openai::{FunctionDefinition, RawJson, Tool, ToolFormula};
-use crate::request::wire::{Assumption, RequestCost, RequestFormat, WireRequest};
+use crate::request::wire::{Assumption, RequestCost, RequestFormat, WireRequest, retain_kept};
 
 /// The assumption a request with `previous_response_id` rests on.
 pub const SERVER_HISTORY: &str = "previous_response_id: the server holds earlier history this count cannot see; the request is larger than counted";
@@ -225,12 +225,7 @@ impl WireRequest for ResponsesRequest {
 
     /// Messages past the end of `keep` are kept.
     fn retain_messages(&mut self, keep: &[bool]) {
-        let mut index = 0;
-        self.messages.retain(|_| {
-            let kept = keep.get(index).copied().unwrap_or(true);
-            index += 1;
-            kept
-        });
+        retain_kept(&mut self.messages, keep);
     }
 
     fn model(&self) -> Option<&str> {
