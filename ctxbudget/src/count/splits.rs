@@ -363,6 +363,14 @@ mod tests {
         forward
     }
 
+    /// What follows each split point of `text`, in order.
+    fn tails(rule: SplitRule, text: &str) -> Vec<&str> {
+        points(rule, text)
+            .into_iter()
+            .map(|at| &text[at..])
+            .collect()
+    }
+
     const PATTERN: SplitRule = SplitRule {
         pieces: PieceRule::Pattern { punctuation: true },
         isolated: IsolatedRuns::NONE,
@@ -372,12 +380,8 @@ mod tests {
     #[test]
     fn patterns_cut_before_a_space_after_a_word_and_at_punctuation() {
         let text = "ab  c\u{3000} d, e's 日本。x";
-        let got: Vec<&str> = points(PATTERN, text)
-            .into_iter()
-            .map(|at| &text[at..])
-            .collect();
         assert_eq!(
-            got,
+            tails(PATTERN, text),
             vec![
                 "  c\u{3000} d, e's 日本。x",
                 ", e's 日本。x",
@@ -454,12 +458,8 @@ mod tests {
         // (a letter, a space, each other), never inside; between other characters
         // the pattern rule cuts (the space before "x", the comma).
         let text = "a12b 3日本かなx, ٣٤y";
-        let got: Vec<&str> = points(deepseek, text)
-            .into_iter()
-            .map(|at| &text[at..])
-            .collect();
         assert_eq!(
-            got,
+            tails(deepseek, text),
             vec![
                 "12b 3日本かなx, ٣٤y",
                 "b 3日本かなx, ٣٤y",
