@@ -68,10 +68,9 @@ pub(super) fn settle_rises<R: WireRequest>(
     let rises = request
         .count_rises(Some(&keep), setup.counter)
         .unwrap_or_default();
-    let counted_most: usize = sum(&(0..messages.len())
+    let counted_most = (0..messages.len())
         .filter(|&i| keep[i])
-        .map(most_of)
-        .collect::<Vec<_>>());
+        .fold(0usize, |sum, i| sum.saturating_add(most_of(i)));
     trimmed.tokens = trimmed
         .tokens
         .saturating_sub(counted_most)
