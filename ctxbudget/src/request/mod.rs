@@ -5,6 +5,7 @@
 //! - [`openai`]: OpenAI Chat Completions request bodies.
 //! - [`anthropic`]: Anthropic Messages request bodies.
 //! - [`responses`]: OpenAI Responses request bodies.
+//! - [`gemini`]: Gemini `generateContent` request bodies.
 //!
 //! All parse losslessly: a body that is not trimmed serializes back to an equal JSON
 //! value, with fields and block types ctxbudget does not know kept as they were.
@@ -54,6 +55,7 @@ mod calibration;
 mod detect;
 mod error;
 mod fit;
+pub mod gemini;
 pub mod image;
 mod json;
 pub mod openai;

@@ -19,6 +19,8 @@ pub enum RequestFormat {
     AnthropicMessages,
     /// OpenAI Responses (`POST /v1/responses`).
     OpenAiResponses,
+    /// Gemini `generateContent` (`POST .../models/{model}:generateContent`).
+    GeminiGenerateContent,
 }
 
 impl RequestFormat {
@@ -28,6 +30,7 @@ impl RequestFormat {
             RequestFormat::OpenAiChat => "OpenAI Chat Completions",
             RequestFormat::AnthropicMessages => "Anthropic Messages",
             RequestFormat::OpenAiResponses => "OpenAI Responses",
+            RequestFormat::GeminiGenerateContent => "Gemini generateContent",
         }
     }
 }
@@ -43,7 +46,10 @@ impl RequestFormat {
     ///
     /// let api = Model::lookup("claude-sonnet-4-5")?.api();
     /// assert_eq!(RequestFormat::for_api(api), Some(RequestFormat::AnthropicMessages));
-    /// assert_eq!(RequestFormat::for_api(Model::lookup("gemini-2.5-pro")?.api()), None);
+    /// assert_eq!(
+    ///     RequestFormat::for_api(Model::lookup("gemini-2.5-pro")?.api()),
+    ///     Some(RequestFormat::GeminiGenerateContent)
+    /// );
     /// # Ok::<(), ctxbudget::models::ModelNotFound>(())
     /// ```
     pub const fn for_api(api: crate::models::ApiFormat) -> Option<Self> {
@@ -51,6 +57,7 @@ impl RequestFormat {
         match api {
             ApiFormat::OpenAiChat => Some(RequestFormat::OpenAiChat),
             ApiFormat::AnthropicMessages => Some(RequestFormat::AnthropicMessages),
+            ApiFormat::GeminiGenerateContent => Some(RequestFormat::GeminiGenerateContent),
             _ => None,
         }
     }
@@ -134,7 +141,8 @@ pub struct RequestCost {
 /// A provider request body whose messages ctxbudget can count and trim.
 ///
 /// Implemented by the request types of [`openai`](super::openai),
-/// [`anthropic`](super::anthropic) and [`responses`](super::responses).
+/// [`anthropic`](super::anthropic), [`responses`](super::responses) and
+/// [`gemini`](super::gemini).
 pub trait WireRequest: Sized {
     /// The request's message type, which the [editing engine](crate::chat::edit)
     /// can edit in place.
