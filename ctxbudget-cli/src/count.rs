@@ -28,8 +28,8 @@ on standard error says the count is not exact.";
 pub struct CountArgs {
     #[command(flatten)]
     counter: CounterArgs,
-    /// Read a provider request body (OpenAI Chat Completions or Anthropic Messages
-    /// JSON, format detected) and print the input tokens the provider bills for it:
+    /// Read a provider request body (OpenAI Chat Completions or Responses, Anthropic
+    /// Messages or Gemini generateContent JSON, format detected) and print the input tokens the provider bills for it:
     /// messages with their overhead, tool definitions, images
     #[arg(long)]
     chat: bool,

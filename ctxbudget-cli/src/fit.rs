@@ -1,5 +1,6 @@
 //! `ctxbudget fit`: trim a provider request body (OpenAI Chat Completions, OpenAI
-//! Responses or Anthropic Messages) to its model's window by removing whole messages.
+//! Responses, Anthropic Messages or Gemini generateContent) to its model's window by
+//! removing whole messages.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -8,6 +9,7 @@ use clap::{Args, ValueEnum};
 use ctxbudget::chat::edit::Edits;
 use ctxbudget::models::Model;
 use ctxbudget::request::anthropic::MessagesRequest;
+use ctxbudget::request::gemini::GeminiRequest;
 use ctxbudget::request::openai::ChatRequest;
 use ctxbudget::request::responses::ResponsesRequest;
 use ctxbudget::request::{
@@ -55,6 +57,8 @@ pub enum FormatArg {
     Anthropic,
     /// OpenAI Responses (`POST /v1/responses`)
     Responses,
+    /// Gemini generateContent (`POST .../models/{model}:generateContent`)
+    Gemini,
 }
 
 impl FormatArg {
@@ -64,6 +68,7 @@ impl FormatArg {
             FormatArg::Openai => RequestFormat::OpenAiChat,
             FormatArg::Anthropic => RequestFormat::AnthropicMessages,
             FormatArg::Responses => RequestFormat::OpenAiResponses,
+            FormatArg::Gemini => RequestFormat::GeminiGenerateContent,
         }
     }
 }
@@ -77,6 +82,8 @@ pub enum Request {
     Anthropic(MessagesRequest),
     /// OpenAI Responses.
     Responses(ResponsesRequest),
+    /// Gemini generateContent.
+    Gemini(GeminiRequest),
 }
 
 impl Request {
@@ -99,6 +106,9 @@ impl Request {
             RequestFormat::OpenAiResponses => {
                 ResponsesRequest::from_json(body).map(Self::Responses)
             }
+            RequestFormat::GeminiGenerateContent => {
+                GeminiRequest::from_json(body).map(Self::Gemini)
+            }
             _ => ChatRequest::from_json(body).map(Self::OpenAi),
         };
         request.map_err(|e| CliError::input(e.to_string()))
@@ -110,6 +120,7 @@ impl Request {
             Request::OpenAi(request) => request.model(),
             Request::Anthropic(request) => request.model(),
             Request::Responses(request) => request.model(),
+            Request::Gemini(request) => request.model(),
         }
     }
 
@@ -122,6 +133,7 @@ impl Request {
             Request::OpenAi(request) => fitter.count(request),
             Request::Anthropic(request) => fitter.count(request),
             Request::Responses(request) => fitter.count(request),
+            Request::Gemini(request) => fitter.count(request),
         };
         (count.tokens, chosen)
     }
@@ -308,6 +320,15 @@ impl Fitter {
             Request::Responses(request) => self
                 .fit(request, &chosen)
                 .map(|f| (f.request.to_json(), f.report))?,
+            Request::Gemini(request) => {
+                // The model is in the URL, not the body: --model says it, for images.
+                let request = match self.model {
+                    Some(model) if request.model().is_none() => request.with_model(model.name()),
+                    _ => request,
+                };
+                self.fit(request, &chosen)
+                    .map(|f| (f.request.to_json(), f.report))?
+            }
         };
         // A count made with another model's tokenizer is never "exact".
         report.exactness = chosen.counter.exactness_for(chosen.warning.is_some());

@@ -24,6 +24,7 @@ mod derive_generics;
 mod disclosure;
 mod edits;
 mod estimate;
+mod gemini_request;
 mod huggingface;
 mod misbehaving_counters;
 mod models;

@@ -325,6 +325,9 @@ fn mask(message: &mut Value, edit: &AppliedEdit) {
     if let Some(items) = message.as_array_mut() {
         return mask_items(items, edit, id);
     }
+    if let Some(parts) = message.get_mut("parts").and_then(Value::as_array_mut) {
+        return mask_parts(parts, edit, id);
+    }
     let role = message["role"].as_str().unwrap_or_default().to_owned();
     let blocks = message
         .get_mut("content")
@@ -392,6 +395,52 @@ fn mask_items(items: &mut Vec<Value>, edit: &AppliedEdit, id: Option<&Value>) {
             }
         }
         EditKind::DropThinking => items.retain(|i| i["type"] != "reasoning"),
+        _ => panic!("the fitter makes no {} edit", edit.kind),
+    }
+}
+
+/// [`mask`] for a Gemini content: its parts. A call or response without an `id`
+/// is named by the id ctxbudget makes up for it, `name#n`: it is masked when the
+/// edit's id is one of its name's.
+fn mask_parts(parts: &mut Vec<Value>, edit: &AppliedEdit, id: Option<&Value>) {
+    let ours = |object: &Value| match object.get("id") {
+        Some(given) => Some(given) == id,
+        None => id
+            .and_then(Value::as_str)
+            .zip(object["name"].as_str())
+            .is_some_and(|(id, name)| id.starts_with(&format!("{name}#"))),
+    };
+    fn key(part: &Value, keys: [&'static str; 2]) -> Option<&'static str> {
+        keys.into_iter().find(|k| part.get(*k).is_some())
+    }
+    match edit.kind {
+        EditKind::ClearToolResult | EditKind::TruncateToolResult | EditKind::ReplaceToolMedia => {
+            for part in parts.iter_mut() {
+                if let Some(k) = key(part, ["functionResponse", "function_response"]) {
+                    if ours(&part[k]) {
+                        part[k]["response"] = Value::from(SENTINEL);
+                        if let Some(response) = part[k].as_object_mut() {
+                            response.remove("parts");
+                        }
+                    }
+                }
+            }
+        }
+        EditKind::ClearToolInput => {
+            for part in parts.iter_mut() {
+                if let Some(k) = key(part, ["functionCall", "function_call"]) {
+                    if ours(&part[k]) {
+                        part[k]["args"] = Value::from(SENTINEL);
+                    }
+                }
+            }
+        }
+        EditKind::DropThinking => parts.retain(|p| {
+            p["thought"] != true
+                || p.get("thoughtSignature")
+                    .or(p.get("thought_signature"))
+                    .is_some()
+        }),
         _ => panic!("the fitter makes no {} edit", edit.kind),
     }
 }

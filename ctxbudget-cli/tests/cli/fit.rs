@@ -599,3 +599,48 @@ fn an_openai_responses_body_is_detected_fitted_and_counted() {
     let count = run(&["count", "--chat", "-e", "o200k_base", arg(&path)], b"");
     assert_eq!(count.ok().trim(), tokens.to_string());
 }
+
+#[test]
+fn a_gemini_body_is_detected_fitted_and_counted() {
+    use ctxbudget::request::gemini::GeminiRequest;
+    let path = request_fixture("../gemini/agent_session.json");
+    let session = std::fs::read_to_string(&path).expect("the fixture is readable");
+    let out = run(
+        &[
+            "fit",
+            "--max-input",
+            "1000000",
+            "-e",
+            "o200k_base",
+            "--report-json",
+            arg(&path),
+        ],
+        b"",
+    );
+    assert_eq!(json(out.ok()), json(&session));
+    assert_eq!(json(&out.stderr)["format"], "Gemini generateContent");
+    let tokens = GeminiRequest::from_json(&session)
+        .expect("parses")
+        .count(&Tiktoken::o200k_base())
+        .tokens;
+    assert_eq!(json(&out.stderr)["tokens_after"], tokens);
+    // Fitted tighter, for a Gemini model: the body still reads as a valid request.
+    let out = run(
+        &[
+            "fit",
+            "--model",
+            "gemini-2.5-pro",
+            "--max-input",
+            "6000",
+            "--format",
+            "gemini",
+            "-",
+        ],
+        session.as_bytes(),
+    );
+    let fitted = GeminiRequest::from_json(out.ok()).expect("parses");
+    fitted.validate().expect("valid");
+    assert!(fitted.contents().len() < 159);
+    let count = run(&["count", "--chat", "-e", "o200k_base", arg(&path)], b"");
+    assert_eq!(count.ok().trim(), tokens.to_string());
+}

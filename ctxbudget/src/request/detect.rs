@@ -20,6 +20,8 @@ use super::wire::RequestFormat;
 ///   or `tools` given as `{"type": "function", ...}`.
 /// - OpenAI Responses: no `messages`, and an `input`, `instructions` or
 ///   `previous_response_id` (fields only that format has).
+/// - Gemini `generateContent`: no `messages` and none of those, and `contents`
+///   or `systemInstruction` (`system_instruction`), which only Gemini has.
 ///
 /// A body with neither (plain user and assistant text) is valid in both formats and
 /// is taken as OpenAI's; choose the format yourself when that matters.
@@ -68,8 +70,10 @@ struct Signals {
     /// A field only OpenAI Responses has (`input`, `instructions`,
     /// `previous_response_id`).
     responses: bool,
-    /// Whether the body has `messages` (every format but Responses).
+    /// Whether the body has `messages` (every format but Responses and Gemini).
     has_messages: bool,
+    /// A field only Gemini has (`contents`, `systemInstruction`).
+    gemini: bool,
     tools: Option<RequestFormat>,
     messages: Option<RequestFormat>,
 }
@@ -78,6 +82,9 @@ impl Signals {
     fn format(&self) -> RequestFormat {
         if self.responses && !self.has_messages {
             return RequestFormat::OpenAiResponses;
+        }
+        if self.gemini && !self.has_messages {
+            return RequestFormat::GeminiGenerateContent;
         }
         if self.system {
             return RequestFormat::AnthropicMessages;
@@ -201,6 +208,10 @@ impl ObjectProbe for Signals {
             "input" | "instructions" | "previous_response_id" => {
                 map.next_value::<IgnoredAny>()?;
                 self.responses = true;
+            }
+            "contents" | "systemInstruction" | "system_instruction" => {
+                map.next_value::<IgnoredAny>()?;
+                self.gemini = true;
             }
             _ => {
                 map.next_value::<IgnoredAny>()?;
@@ -425,7 +436,10 @@ mod tests {
 
     #[test]
     fn each_format_is_told_by_what_only_it_has() {
-        use RequestFormat::{AnthropicMessages as A, OpenAiChat as O, OpenAiResponses as R};
+        use RequestFormat::{
+            AnthropicMessages as A, GeminiGenerateContent as G, OpenAiChat as O,
+            OpenAiResponses as R,
+        };
         let cases = [
             (
                 r#"{"messages":[{"role":"tool","tool_call_id":"1","content":"x"}]}"#,
@@ -469,6 +483,19 @@ mod tests {
                 R,
             ),
             (r#"{"previous_response_id":"resp_1"}"#, R),
+            (
+                r#"{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}"#,
+                G,
+            ),
+            (
+                r#"{"system_instruction":{"parts":[]},"contents":[],"tools":[{"function_declarations":[]}]}"#,
+                G,
+            ),
+            // `messages` decides: a body with `messages` is never Gemini's.
+            (
+                r#"{"contents":[],"messages":[{"role":"developer","content":"x"}]}"#,
+                O,
+            ),
             // `messages` decides: a Chat body with a stray `input` stays Chat.
             (
                 r#"{"input":"x","messages":[{"role":"user","content":"plain"}]}"#,

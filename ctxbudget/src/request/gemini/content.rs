@@ -61,7 +61,10 @@ impl View {
             return view;
         };
         let Ok(parts) = serde_json::from_str::<Vec<&RawValue>>(parts.get()) else {
-            view.problem = Some((None, "has `parts` that is not an array; give an array of part objects".to_owned()));
+            view.problem = Some((
+                None,
+                "has `parts` that is not an array; give an array of part objects".to_owned(),
+            ));
             return view;
         };
         view.parts.reserve(parts.len());
@@ -148,7 +151,8 @@ impl GeminiContent {
     pub fn user(text: &str) -> Self {
         let value = serde_json::json!({"role": "user", "parts": [{"text": text}]});
         // A map of strings always serializes.
-        let raw = RawJson::from_value(&value).unwrap_or_else(|_| RawJson::from(RawValue::NULL.to_owned()));
+        let raw = RawJson::from_value(&value)
+            .unwrap_or_else(|_| RawJson::from(RawValue::NULL.to_owned()));
         Self::from_raw(raw)
     }
 
@@ -197,7 +201,10 @@ impl GeminiContent {
         let Ok(serde_json::Value::Object(mut map)) = self.raw.to_value() else {
             return false;
         };
-        let Some(parts) = map.get_mut("parts").and_then(serde_json::Value::as_array_mut) else {
+        let Some(parts) = map
+            .get_mut("parts")
+            .and_then(serde_json::Value::as_array_mut)
+        else {
             return false;
         };
         if !edit(parts) {

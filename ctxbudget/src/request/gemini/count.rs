@@ -18,7 +18,8 @@ use crate::request::wire::{Assumption, RequestCost, RequestFormat, WireRequest, 
 /// The assumption every Gemini count rests on.
 pub const TOKENIZER: &str = "Google publishes no Gemini tokenizer nor how contents are framed: texts are counted with the counter given (the catalogue's Gemini estimate for Gemini models), each content with an estimated 4 tokens of framing";
 /// The assumption of a request with `cachedContent`.
-pub const CACHED_CONTENT: &str = "cachedContent: a cached prefix of unknown size comes first; the count excludes it";
+pub const CACHED_CONTENT: &str =
+    "cachedContent: a cached prefix of unknown size comes first; the count excludes it";
 /// The assumption of tool declarations.
 pub const TOOLS: &str = "tools are counted as the JSON text of each function declaration (and of each built-in tool); Google does not publish how it bills them";
 /// The assumption of thought parts and signatures.
@@ -211,15 +212,24 @@ impl WireRequest for GeminiRequest {
         for tool in &tools {
             let declarations = function_declarations(tool.get());
             let text = match &declarations {
-                Some(list) => list.iter().map(|d| compact_json(d.get())).collect::<Vec<_>>(),
+                Some(list) => list
+                    .iter()
+                    .map(|d| compact_json(d.get()))
+                    .collect::<Vec<_>>(),
                 None => vec![compact_json(tool.get())],
             };
             for text in text {
                 cost.tokens = cost.tokens.saturating_add(counter.count(&text));
             }
         }
-        if let Some(config) = self.extra.get("toolConfig").or(self.extra.get("tool_config")) {
-            cost.tokens = cost.tokens.saturating_add(counter.count(&compact_json(config.get())));
+        if let Some(config) = self
+            .extra
+            .get("toolConfig")
+            .or(self.extra.get("tool_config"))
+        {
+            cost.tokens = cost
+                .tokens
+                .saturating_add(counter.count(&compact_json(config.get())));
         }
         if !tools.is_empty() {
             push(&mut cost.assumptions, unpublished(None, TOOLS));
@@ -330,9 +340,18 @@ mod tests {
     fn images_count_by_the_model_rule() {
         let small = ImageSize::new(300, 200);
         let big = ImageSize::new(1_000, 2_000);
-        assert_eq!(ImageRule::for_model(Some("gemini-2.5-pro")).tokens(small), 258);
-        assert_eq!(ImageRule::for_model(Some("models/gemini-2.0-flash")).tokens(big), 258 * 6);
-        assert_eq!(ImageRule::for_model(Some("gemini-3-pro-preview")).tokens(big), 1_120);
+        assert_eq!(
+            ImageRule::for_model(Some("gemini-2.5-pro")).tokens(small),
+            258
+        );
+        assert_eq!(
+            ImageRule::for_model(Some("models/gemini-2.0-flash")).tokens(big),
+            258 * 6
+        );
+        assert_eq!(
+            ImageRule::for_model(Some("gemini-3-pro-preview")).tokens(big),
+            1_120
+        );
         assert_eq!(ImageRule::for_model(None).tokens(big), 1_548);
         assert_eq!(ImageRule::for_model(None).tokens(small), 1_120);
         let huge = ImageSize::new(u32::MAX, u32::MAX);

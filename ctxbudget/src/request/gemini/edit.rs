@@ -36,7 +36,11 @@ impl GeminiContent {
     }
 
     /// Edits the object of the `index`-th `functionResponse` part with `edit`.
-    fn edit_response(&mut self, index: usize, edit: impl FnOnce(&mut Map<String, Value>) -> bool) -> bool {
+    fn edit_response(
+        &mut self,
+        index: usize,
+        edit: impl FnOnce(&mut Map<String, Value>) -> bool,
+    ) -> bool {
         if self.response(index).is_none() {
             return false;
         }
@@ -45,7 +49,9 @@ impl GeminiContent {
                 .iter_mut()
                 .filter_map(|p| {
                     let part = p.as_object_mut()?;
-                    let found = RESPONSE_KEYS.iter().find(|k| part.get(**k).is_some_and(Value::is_object))?;
+                    let found = RESPONSE_KEYS
+                        .iter()
+                        .find(|k| part.get(**k).is_some_and(Value::is_object))?;
                     part.get_mut(*found)?.as_object_mut()
                 })
                 .nth(index)
@@ -105,7 +111,11 @@ impl EditableMessage for GeminiContent {
     fn tool_result(&self, index: usize) -> Option<ToolResult<'_>> {
         let response = self.response(index)?;
         let id = self.results.get(index)?;
-        Some(ToolResult::new(id, vec![response.text.as_str()], response.media))
+        Some(ToolResult::new(
+            id,
+            vec![response.text.as_str()],
+            response.media,
+        ))
     }
 
     fn tool_result_tokens<C: TokenCounter + ?Sized>(&self, index: usize, counter: &C) -> usize {
@@ -120,8 +130,9 @@ impl EditableMessage for GeminiContent {
         text_tokens: usize,
         counter: &C,
     ) -> usize {
-        self.response(index)
-            .map_or(text_tokens, |r| counter.count(&r.name).saturating_add(text_tokens))
+        self.response(index).map_or(text_tokens, |r| {
+            counter.count(&r.name).saturating_add(text_tokens)
+        })
     }
 
     fn thinking_tokens<C: TokenCounter + ?Sized>(&self, counter: &C) -> usize {
@@ -136,6 +147,9 @@ impl EditableMessage for GeminiContent {
     ) -> ContentSplit {
         let rule = self.rule.get();
         let user = !self.is_model();
+        // One share per result the content answers (a response that could not be
+        // read is no result).
+        let mut shares = self.results.len();
         let mut content = 0usize;
         let mut thinking = 0usize;
         let parts = &self.view.parts;
@@ -144,15 +158,13 @@ impl EditableMessage for GeminiContent {
         for part in parts {
             let tokens = part_tokens(part, counter, &|p| media_tokens(rule, p));
             content = content.saturating_add(tokens);
-            if user && matches!(part.kind, PartKind::Response(_)) {
+            if user && shares > 0 && matches!(part.kind, PartKind::Response(_)) {
                 results.push(tokens);
+                shares -= 1;
             }
             if drops && part.droppable_thought() {
                 thinking = thinking.saturating_add(tokens);
             }
-        }
-        if results.len() > self.results.len() {
-            results.truncate(self.results.len());
         }
         ContentSplit::new(content, thinking)
     }
@@ -196,14 +208,19 @@ impl EditableMessage for GeminiContent {
                 .iter_mut()
                 .filter_map(|p| {
                     let part = p.as_object_mut()?;
-                    let found = CALL_KEYS.iter().find(|k| part.get(**k).is_some_and(Value::is_object))?;
+                    let found = CALL_KEYS
+                        .iter()
+                        .find(|k| part.get(**k).is_some_and(Value::is_object))?;
                     part.get_mut(*found)?.as_object_mut()
                 })
                 .nth(at)
             else {
                 return false;
             };
-            if call.get("args").is_some_and(|a| a.as_object().is_some_and(Map::is_empty)) {
+            if call
+                .get("args")
+                .is_some_and(|a| a.as_object().is_some_and(Map::is_empty))
+            {
                 return false;
             }
             call.insert("args".to_owned(), Value::Object(Map::new()));

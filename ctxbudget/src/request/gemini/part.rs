@@ -124,7 +124,9 @@ pub(crate) fn string(raw: Option<&RawValue>) -> Option<String> {
 pub(crate) fn read_part(raw: &RawValue) -> Result<PartView, String> {
     let json = raw.get();
     if !json.starts_with('{') {
-        return Err("is not an object; give each part as {\"text\": ...} or another part kind".to_owned());
+        return Err(
+            "is not an object; give each part as {\"text\": ...} or another part kind".to_owned(),
+        );
     }
     let keys: Keys<'_> = serde_json::from_str(json)
         .map_err(|e| format!("cannot be read ({e}); send each key once"))?;
@@ -141,7 +143,9 @@ pub(crate) fn read_part(raw: &RawValue) -> Result<PartView, String> {
         );
     }
     let kind = if let Some(text) = keys.text.filter(|v| v.get() != "null") {
-        PartKind::Text(string(Some(text)).ok_or("has a `text` that is not a string; give it a string")?)
+        PartKind::Text(
+            string(Some(text)).ok_or("has a `text` that is not a string; give it a string")?,
+        )
     } else if let Some(call) = keys.call.filter(|v| v.get() != "null") {
         read_call(call)?
     } else if let Some(response) = keys.response.filter(|v| v.get() != "null") {
@@ -171,8 +175,7 @@ pub(crate) fn read_part(raw: &RawValue) -> Result<PartView, String> {
 
 fn read_call(raw: &RawValue) -> Result<PartKind, String> {
     let keys: CallKeys<'_> = serde_json::from_str(raw.get()).map_err(|_| {
-        "has a `functionCall` that is not an object with `name` and `args`; fix its keys"
-            .to_owned()
+        "has a `functionCall` that is not an object with `name` and `args`; fix its keys".to_owned()
     })?;
     let name = string(keys.name)
         .ok_or("has a `functionCall` without a string `name`; give it the function's name")?;
@@ -240,7 +243,13 @@ fn split_response(json: &str) -> Result<(Option<&'static str>, String, String), 
     let rest: Vec<String> = fields
         .iter()
         .filter(|(k, _)| k != key)
-        .map(|(k, v)| format!("{}:{}", serde_json::Value::from(k.as_str()), compact_json(v.get())))
+        .map(|(k, v)| {
+            format!(
+                "{}:{}",
+                serde_json::Value::from(k.as_str()),
+                compact_json(v.get())
+            )
+        })
         .collect();
     let rest = if rest.is_empty() {
         String::new()
@@ -284,7 +293,10 @@ mod tests {
 
     #[test]
     fn parts_are_read_in_both_spellings() {
-        let call = part(r#"{"function_call": {"name": "ls", "args": {"a": 1}}, "thought_signature": "c2ln"}"#).unwrap();
+        let call = part(
+            r#"{"function_call": {"name": "ls", "args": {"a": 1}}, "thought_signature": "c2ln"}"#,
+        )
+        .unwrap();
         assert!(call.signature);
         assert_eq!(
             call.kind,
@@ -300,7 +312,10 @@ mod tests {
         let PartKind::Response(r) = response.kind else {
             panic!("a response")
         };
-        assert_eq!((r.key, r.text.as_str(), r.rest.as_str()), (Some("output"), "a b", r#"{"n":2}"#));
+        assert_eq!(
+            (r.key, r.text.as_str(), r.rest.as_str()),
+            (Some("output"), "a b", r#"{"n":2}"#)
+        );
         assert_eq!(r.id.as_deref(), Some("c1"));
         let odd = part(r#"{"executableCode": {"language": "PYTHON", "code": "1"}}"#).unwrap();
         assert!(matches!(odd.kind, PartKind::Other(_)));

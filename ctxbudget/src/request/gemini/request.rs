@@ -195,7 +195,12 @@ pub type RawValueRef = serde_json::value::RawValue;
 fn max_output_field(config: &str) -> Result<Option<&RawValueRef>, serde_json::Error> {
     #[derive(Deserialize)]
     struct Config<'a> {
-        #[serde(borrow, default, rename = "maxOutputTokens", alias = "max_output_tokens")]
+        #[serde(
+            borrow,
+            default,
+            rename = "maxOutputTokens",
+            alias = "max_output_tokens"
+        )]
         limit: Option<&'a RawValueRef>,
     }
     let config: Config<'_> = serde_json::from_str(config)?;
@@ -451,12 +456,27 @@ mod tests {
     #[test]
     fn top_level_types_are_checked_with_their_position() {
         for (body, said) in [
-            (r#"{"contents": [], "systemInstruction": "x"}"#, "`systemInstruction` is a string"),
-            (r#"{"contents": [], "tools": [1]}"#, "a tool is not an object"),
-            (r#"{"contents": [], "cachedContent": 5}"#, "`cachedContent` is a number"),
-            (r#"{"contents": [], "generationConfig": {"maxOutputTokens": 1.5}}"#, "`maxOutputTokens` is `1.5`"),
+            (
+                r#"{"contents": [], "systemInstruction": "x"}"#,
+                "`systemInstruction` is a string",
+            ),
+            (
+                r#"{"contents": [], "tools": [1]}"#,
+                "a tool is not an object",
+            ),
+            (
+                r#"{"contents": [], "cachedContent": 5}"#,
+                "`cachedContent` is a number",
+            ),
+            (
+                r#"{"contents": [], "generationConfig": {"maxOutputTokens": 1.5}}"#,
+                "`maxOutputTokens` is `1.5`",
+            ),
             (r#"{"contents": 5}"#, "expected `contents` as an array"),
-            (r#"{"contents": [], "contents": []}"#, "duplicate field `contents`"),
+            (
+                r#"{"contents": [], "contents": []}"#,
+                "duplicate field `contents`",
+            ),
         ] {
             let err = GeminiRequest::from_json(body).unwrap_err().to_string();
             assert!(err.contains(said), "{err}");

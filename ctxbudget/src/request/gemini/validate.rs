@@ -52,7 +52,9 @@ pub(super) fn validate(request: &GeminiRequest) -> Result<(), RequestError> {
             Some(other) => {
                 return Err(invalid(
                     field(None),
-                    format!("has the role `{other}`; give \"user\" or \"model\" (put system text in systemInstruction)"),
+                    format!(
+                        "has the role `{other}`; give \"user\" or \"model\" (put system text in systemInstruction)"
+                    ),
                 ));
             }
         }
@@ -65,7 +67,9 @@ pub(super) fn validate(request: &GeminiRequest) -> Result<(), RequestError> {
                 PartKind::Call { name, .. } if !model => {
                     return Err(invalid(
                         field(Some(at)),
-                        format!("is a functionCall of `{name}` in a user content; calls are the model's, give this content \"role\": \"model\""),
+                        format!(
+                            "is a functionCall of `{name}` in a user content; calls are the model's, give this content \"role\": \"model\""
+                        ),
                     ));
                 }
                 PartKind::Call { .. } => {
@@ -74,24 +78,33 @@ pub(super) fn validate(request: &GeminiRequest) -> Result<(), RequestError> {
                     if let Some(first) = ids.insert(id, index) {
                         return Err(invalid(
                             field(Some(at)),
-                            format!("repeats the call id `{id}` of contents[{first}]; call ids must be unique in a request"),
+                            format!(
+                                "repeats the call id `{id}` of contents[{first}]; call ids must be unique in a request"
+                            ),
                         ));
                     }
                 }
                 PartKind::Response(response) if model => {
                     return Err(invalid(
                         field(Some(at)),
-                        format!("is a functionResponse of `{}` in a model content; give it to the user content after the call", response.name),
+                        format!(
+                            "is a functionResponse of `{}` in a model content; give it to the user content after the call",
+                            response.name
+                        ),
                     ));
                 }
                 PartKind::Response(response) => {
                     let id = content.results.get(answered).map_or("", String::as_str);
                     answered += 1;
-                    let called = previous.is_some_and(|p| p.is_model() && p.calls.iter().any(|c| c == id));
+                    let called =
+                        previous.is_some_and(|p| p.is_model() && p.calls.iter().any(|c| c == id));
                     if !called {
                         return Err(invalid(
                             field(Some(at)),
-                            format!("is a functionResponse of `{}` with no call before it; the model content right before must make that functionCall", response.name),
+                            format!(
+                                "is a functionResponse of `{}` with no call before it; the model content right before must make that functionCall",
+                                response.name
+                            ),
                         ));
                     }
                 }
@@ -103,7 +116,9 @@ pub(super) fn validate(request: &GeminiRequest) -> Result<(), RequestError> {
             if seen.contains(&id.as_str()) {
                 return Err(invalid(
                     field(None),
-                    format!("answers call `{id}` twice; each functionCall has one functionResponse, remove one"),
+                    format!(
+                        "answers call `{id}` twice; each functionCall has one functionResponse, remove one"
+                    ),
                 ));
             }
             seen.push(id);
@@ -115,13 +130,12 @@ pub(super) fn validate(request: &GeminiRequest) -> Result<(), RequestError> {
                 .iter()
                 .position(|id| next.is_none_or(|n| n.is_model() || !n.results.contains(id)))
             {
-                let name = content
-                    .tool_calls_named()
-                    .nth(missing)
-                    .unwrap_or_default();
+                let name = content.tool_calls_named().nth(missing).unwrap_or_default();
                 return Err(invalid(
                     field(None),
-                    format!("calls `{name}` with no functionResponse in the content right after it; add the response there, or remove the call"),
+                    format!(
+                        "calls `{name}` with no functionResponse in the content right after it; add the response there, or remove the call"
+                    ),
                 ));
             }
         }
@@ -143,7 +157,11 @@ impl GeminiContent {
 fn check_tool(index: usize, tool: &str) -> Result<(), RequestError> {
     #[derive(serde::Deserialize)]
     struct Tool {
-        #[serde(default, rename = "functionDeclarations", alias = "function_declarations")]
+        #[serde(
+            default,
+            rename = "functionDeclarations",
+            alias = "function_declarations"
+        )]
         declarations: Option<Vec<serde_json::Value>>,
     }
     let field = || format!("tools[{index}]");
@@ -154,7 +172,10 @@ fn check_tool(index: usize, tool: &str) -> Result<(), RequestError> {
         )
     })?;
     for (at, declaration) in tool.declarations.iter().flatten().enumerate() {
-        if !declaration.get("name").is_some_and(serde_json::Value::is_string) {
+        if !declaration
+            .get("name")
+            .is_some_and(serde_json::Value::is_string)
+        {
             return Err(invalid(
                 format!("tools[{index}].functionDeclarations[{at}]"),
                 "has no string `name`; give each function the name its calls use",
