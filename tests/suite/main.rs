@@ -25,6 +25,7 @@ mod disclosure;
 mod edits;
 mod estimate;
 mod gemini_request;
+mod gemini_request_props;
 mod huggingface;
 mod misbehaving_counters;
 mod models;
