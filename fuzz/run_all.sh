@@ -25,6 +25,7 @@ flags() {
         openai_request) echo "-max_len=8192 -timeout=10" ;;
         anthropic_request) echo "-max_len=8192 -timeout=10 -dict=anthropic_request.dict" ;;
         responses_request) echo "-max_len=8192 -timeout=10 -dict=responses_request.dict" ;;
+        gemini_request) echo "-max_len=8192 -timeout=10 -dict=gemini_request.dict" ;;
         fit_edits) echo "-max_len=262144 -timeout=10" ;;
         openai_structured | anthropic_structured | batch_lines)
             echo "-max_len=1048576 -timeout=180 -rss_limit_mb=4096" ;;
@@ -52,6 +53,11 @@ seed() {
             [ -e corpus/responses_request/session.json ] ||
                 { printf 'A'; cat ../tests/fixtures/responses/agent_session.json; } \
                     > corpus/responses_request/session.json ;;
+        gemini_request)
+            mkdir -p corpus/gemini_request
+            [ -e corpus/gemini_request/session.json ] ||
+                { printf 'A'; cat ../tests/fixtures/gemini/agent_session.json; } \
+                    > corpus/gemini_request/session.json ;;
         openai_structured | anthropic_structured | batch_lines)
             # Random bytes read as the grammar are richer bodies than the short
             # inputs libFuzzer starts with (64 B to 2 KB).
