@@ -29,7 +29,7 @@ pub struct CountArgs {
     #[command(flatten)]
     counter: CounterArgs,
     /// Read a provider request body (OpenAI Chat Completions or Responses, Anthropic
-    /// Messages or Gemini generateContent JSON, format detected) and print the input tokens the provider bills for it:
+    /// Messages, Gemini generateContent or Bedrock Converse JSON, format detected) and print the input tokens the provider bills for it:
     /// messages with their overhead, tool definitions, images
     #[arg(long)]
     chat: bool,

@@ -1,6 +1,6 @@
 //! `ctxbudget fit`: trim a provider request body (OpenAI Chat Completions, OpenAI
-//! Responses, Anthropic Messages or Gemini generateContent) to its model's window by
-//! removing whole messages.
+//! Responses, Anthropic Messages, Gemini generateContent or Bedrock Converse) to its
+//! model's window by removing whole messages.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,6 +9,7 @@ use clap::{Args, ValueEnum};
 use ctxbudget::chat::edit::Edits;
 use ctxbudget::models::Model;
 use ctxbudget::request::anthropic::MessagesRequest;
+use ctxbudget::request::bedrock::BedrockRequest;
 use ctxbudget::request::gemini::GeminiRequest;
 use ctxbudget::request::openai::ChatRequest;
 use ctxbudget::request::responses::ResponsesRequest;
@@ -59,6 +60,8 @@ pub enum FormatArg {
     Responses,
     /// Gemini generateContent (`POST .../models/{model}:generateContent`)
     Gemini,
+    /// Amazon Bedrock Converse (`POST /model/{modelId}/converse`)
+    Bedrock,
 }
 
 impl FormatArg {
@@ -69,6 +72,7 @@ impl FormatArg {
             FormatArg::Anthropic => RequestFormat::AnthropicMessages,
             FormatArg::Responses => RequestFormat::OpenAiResponses,
             FormatArg::Gemini => RequestFormat::GeminiGenerateContent,
+            FormatArg::Bedrock => RequestFormat::BedrockConverse,
         }
     }
 }
@@ -84,6 +88,8 @@ pub enum Request {
     Responses(ResponsesRequest),
     /// Gemini generateContent.
     Gemini(GeminiRequest),
+    /// Bedrock Converse.
+    Bedrock(BedrockRequest),
 }
 
 impl Request {
@@ -109,6 +115,7 @@ impl Request {
             RequestFormat::GeminiGenerateContent => {
                 GeminiRequest::from_json(body).map(Self::Gemini)
             }
+            RequestFormat::BedrockConverse => BedrockRequest::from_json(body).map(Self::Bedrock),
             _ => ChatRequest::from_json(body).map(Self::OpenAi),
         };
         request.map_err(|e| CliError::input(e.to_string()))
@@ -121,6 +128,7 @@ impl Request {
             Request::Anthropic(request) => request.model(),
             Request::Responses(request) => request.model(),
             Request::Gemini(request) => request.model(),
+            Request::Bedrock(request) => request.model(),
         }
     }
 
@@ -134,6 +142,7 @@ impl Request {
             Request::Anthropic(request) => fitter.count(request),
             Request::Responses(request) => fitter.count(request),
             Request::Gemini(request) => fitter.count(request),
+            Request::Bedrock(request) => fitter.count(request),
         };
         (count.tokens, chosen)
     }
@@ -322,6 +331,15 @@ impl Fitter {
                 .map(|f| (f.request.to_json(), f.report))?,
             Request::Gemini(request) => {
                 // The model is in the URL, not the body: --model says it, for images.
+                let request = match self.model {
+                    Some(model) if request.model().is_none() => request.with_model(model.name()),
+                    _ => request,
+                };
+                self.fit(request, &chosen)
+                    .map(|f| (f.request.to_json(), f.report))?
+            }
+            Request::Bedrock(request) => {
+                // The model is in the URL, not the body: --model says its family.
                 let request = match self.model {
                     Some(model) if request.model().is_none() => request.with_model(model.name()),
                     _ => request,

@@ -11,6 +11,7 @@ mod assemble_messages;
 mod assemble_report;
 mod assemble_requests;
 mod assemble_window;
+mod bedrock_request;
 mod budget;
 mod budget_macro;
 mod budget_shares;

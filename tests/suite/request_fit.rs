@@ -345,6 +345,12 @@ fn mask(message: &mut Value, edit: &AppliedEdit) {
                 if block["type"] == "tool_result" && block.get("tool_use_id") == id {
                     block["content"] = sentinel();
                 }
+                // Bedrock Converse: blocks keyed by their kind.
+                if let Some(result) = block.get_mut("toolResult") {
+                    if result.get("toolUseId") == id {
+                        result["content"] = sentinel();
+                    }
+                }
             }
         }
         EditKind::ClearToolInput => {
@@ -362,10 +368,19 @@ fn mask(message: &mut Value, edit: &AppliedEdit) {
                 if block["type"] == "tool_use" && block.get("id") == id {
                     block["input"] = sentinel();
                 }
+                if let Some(call) = block.get_mut("toolUse") {
+                    if call.get("toolUseId") == id {
+                        call["input"] = sentinel();
+                    }
+                }
             }
         }
         EditKind::DropThinking => {
-            blocks.retain(|b| b["type"] != "thinking" && b["type"] != "redacted_thinking");
+            blocks.retain(|b| {
+                b["type"] != "thinking"
+                    && b["type"] != "redacted_thinking"
+                    && b.get("reasoningContent").is_none()
+            });
         }
         _ => panic!("the fitter makes no {} edit", edit.kind),
     }

@@ -644,3 +644,48 @@ fn a_gemini_body_is_detected_fitted_and_counted() {
     let count = run(&["count", "--chat", "-e", "o200k_base", arg(&path)], b"");
     assert_eq!(count.ok().trim(), tokens.to_string());
 }
+
+#[test]
+fn a_bedrock_body_is_detected_fitted_and_counted() {
+    use ctxbudget::request::bedrock::BedrockRequest;
+    let path = request_fixture("../bedrock/agent_session.json");
+    let session = std::fs::read_to_string(&path).expect("the fixture is readable");
+    let out = run(
+        &[
+            "fit",
+            "--max-input",
+            "1000000",
+            "-e",
+            "o200k_base",
+            "--report-json",
+            arg(&path),
+        ],
+        b"",
+    );
+    assert_eq!(json(out.ok()), json(&session));
+    assert_eq!(json(&out.stderr)["format"], "Bedrock Converse");
+    let tokens = BedrockRequest::from_json(&session)
+        .expect("parses")
+        .count(&Tiktoken::o200k_base())
+        .tokens;
+    assert_eq!(json(&out.stderr)["tokens_after"], tokens);
+    // Fitted tighter, for a Claude model: the body still reads as a valid request.
+    let out = run(
+        &[
+            "fit",
+            "--model",
+            "claude-sonnet-4-5",
+            "--max-input",
+            "6000",
+            "--format",
+            "bedrock",
+            "-",
+        ],
+        session.as_bytes(),
+    );
+    let fitted = BedrockRequest::from_json(out.ok()).expect("parses");
+    fitted.validate().expect("valid");
+    assert!(fitted.messages().len() < 159);
+    let count = run(&["count", "--chat", "-e", "o200k_base", arg(&path)], b"");
+    assert_eq!(count.ok().trim(), tokens.to_string());
+}

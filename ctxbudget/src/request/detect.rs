@@ -22,6 +22,11 @@ use super::wire::RequestFormat;
 ///   `previous_response_id` (fields only that format has).
 /// - Gemini `generateContent`: no `messages` and none of those, and `contents`
 ///   or `systemInstruction` (`system_instruction`), which only Gemini has.
+/// - Amazon Bedrock Converse: `inferenceConfig`, `toolConfig` or
+///   `additionalModelRequestFields`, or content blocks keyed by their kind
+///   (`toolUse`, `toolResult`, `reasoningContent`, `cachePoint`, `guardContent`)
+///   where the others have a `type`; it wins over a top-level `system`, which
+///   Bedrock shares with Anthropic.
 ///
 /// A body with neither (plain user and assistant text) is valid in both formats and
 /// is taken as OpenAI's; choose the format yourself when that matters.
@@ -74,6 +79,8 @@ struct Signals {
     has_messages: bool,
     /// A field only Gemini has (`contents`, `systemInstruction`).
     gemini: bool,
+    /// A field only Bedrock Converse has (`inferenceConfig`, `toolConfig`, ...).
+    bedrock: bool,
     tools: Option<RequestFormat>,
     messages: Option<RequestFormat>,
 }
@@ -85,6 +92,9 @@ impl Signals {
         }
         if self.gemini && !self.has_messages {
             return RequestFormat::GeminiGenerateContent;
+        }
+        if self.bedrock || self.messages == Some(RequestFormat::BedrockConverse) {
+            return RequestFormat::BedrockConverse;
         }
         if self.system {
             return RequestFormat::AnthropicMessages;
@@ -212,6 +222,10 @@ impl ObjectProbe for Signals {
             "contents" | "systemInstruction" | "system_instruction" => {
                 map.next_value::<IgnoredAny>()?;
                 self.gemini = true;
+            }
+            "inferenceConfig" | "toolConfig" | "additionalModelRequestFields" => {
+                map.next_value::<IgnoredAny>()?;
+                self.bedrock = true;
             }
             _ => {
                 map.next_value::<IgnoredAny>()?;
@@ -344,10 +358,15 @@ probe!(Parts, ArrayVisitor);
 struct Part {
     kind: Option<String>,
     source: bool,
+    /// A key only a Bedrock block has (`toolUse`, `toolResult`, ...).
+    bedrock: bool,
 }
 
 impl Part {
     fn format(&self) -> Option<RequestFormat> {
+        if self.bedrock && self.kind.is_none() {
+            return Some(RequestFormat::BedrockConverse);
+        }
         match self.kind.as_deref()? {
             "tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "document" => {
                 Some(RequestFormat::AnthropicMessages)
@@ -366,6 +385,10 @@ impl ObjectProbe for Part {
             "source" => {
                 map.next_value::<IgnoredAny>()?;
                 self.source = true;
+            }
+            "toolUse" | "toolResult" | "reasoningContent" | "cachePoint" | "guardContent" => {
+                map.next_value::<IgnoredAny>()?;
+                self.bedrock = true;
             }
             _ => {
                 map.next_value::<IgnoredAny>()?;
@@ -437,8 +460,8 @@ mod tests {
     #[test]
     fn each_format_is_told_by_what_only_it_has() {
         use RequestFormat::{
-            AnthropicMessages as A, GeminiGenerateContent as G, OpenAiChat as O,
-            OpenAiResponses as R,
+            AnthropicMessages as A, BedrockConverse as B, GeminiGenerateContent as G,
+            OpenAiChat as O, OpenAiResponses as R,
         };
         let cases = [
             (
@@ -495,6 +518,14 @@ mod tests {
             (
                 r#"{"contents":[],"messages":[{"role":"developer","content":"x"}]}"#,
                 O,
+            ),
+            (
+                r#"{"system":[{"text":"x"}],"messages":[{"role":"user","content":[{"text":"a"}]},{"role":"assistant","content":[{"toolUse":{"toolUseId":"t","name":"f","input":{}}}]}]}"#,
+                B,
+            ),
+            (
+                r#"{"messages":[{"role":"user","content":[{"text":"a"}]}],"inferenceConfig":{"maxTokens":5}}"#,
+                B,
             ),
             // `messages` decides: a Chat body with a stray `input` stays Chat.
             (

@@ -6,6 +6,7 @@
 //! - [`anthropic`]: Anthropic Messages request bodies.
 //! - [`responses`]: OpenAI Responses request bodies.
 //! - [`gemini`]: Gemini `generateContent` request bodies.
+//! - [`bedrock`]: Amazon Bedrock Converse request bodies.
 //!
 //! All parse losslessly: a body that is not trimmed serializes back to an equal JSON
 //! value, with fields and block types ctxbudget does not know kept as they were.
@@ -51,6 +52,7 @@
 //! ```
 
 pub mod anthropic;
+pub mod bedrock;
 mod calibration;
 mod detect;
 mod error;

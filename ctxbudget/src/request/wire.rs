@@ -21,6 +21,8 @@ pub enum RequestFormat {
     OpenAiResponses,
     /// Gemini `generateContent` (`POST .../models/{model}:generateContent`).
     GeminiGenerateContent,
+    /// Amazon Bedrock Converse (`POST /model/{modelId}/converse`).
+    BedrockConverse,
 }
 
 impl RequestFormat {
@@ -31,6 +33,7 @@ impl RequestFormat {
             RequestFormat::AnthropicMessages => "Anthropic Messages",
             RequestFormat::OpenAiResponses => "OpenAI Responses",
             RequestFormat::GeminiGenerateContent => "Gemini generateContent",
+            RequestFormat::BedrockConverse => "Bedrock Converse",
         }
     }
 }
@@ -141,8 +144,8 @@ pub struct RequestCost {
 /// A provider request body whose messages ctxbudget can count and trim.
 ///
 /// Implemented by the request types of [`openai`](super::openai),
-/// [`anthropic`](super::anthropic), [`responses`](super::responses) and
-/// [`gemini`](super::gemini).
+/// [`anthropic`](super::anthropic), [`responses`](super::responses),
+/// [`gemini`](super::gemini) and [`bedrock`](super::bedrock).
 pub trait WireRequest: Sized {
     /// The request's message type, which the [editing engine](crate::chat::edit)
     /// can edit in place.
