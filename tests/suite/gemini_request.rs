@@ -4,7 +4,7 @@
 //! invalid bodies say where and what to fix.
 
 use ctxbudget::CharEstimate;
-use ctxbudget::chat::edit::Edits;
+use ctxbudget::chat::edit::{EditableMessage, Edits};
 use ctxbudget::chat::{ChatMessage, Role};
 use ctxbudget::request::gemini::{
     AS_JSON, CACHED_CONTENT, GeminiContent, GeminiRequest, IMAGES, MEDIA, THOUGHTS, TOKENIZER,
@@ -263,7 +263,6 @@ fn a_cleared_response_keeps_its_name_id_and_error_flag() {
     ]});
     let mut request = GeminiRequest::from_json(&body.to_string()).unwrap();
     request.validate().unwrap();
-    use ctxbudget::chat::edit::EditableMessage;
     let cleared = request.edit_messages(|contents| {
         let results = &mut contents[2];
         assert_eq!(results.tool_result_count(), 2);
@@ -416,7 +415,6 @@ fn malformed_json_gets_its_position_and_what_was_expected() {
 
 #[test]
 fn a_summary_is_a_user_content_of_one_text_part() {
-    use ctxbudget::chat::edit::EditableMessage;
     let summary = GeminiContent::summary("earlier: x".to_owned());
     assert_eq!(
         value(summary.raw().get()),

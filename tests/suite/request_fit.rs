@@ -418,6 +418,9 @@ fn mask_items(items: &mut Vec<Value>, edit: &AppliedEdit, id: Option<&Value>) {
 /// is named by the id ctxbudget makes up for it, `name#n`: it is masked when the
 /// edit's id is one of its name's.
 fn mask_parts(parts: &mut Vec<Value>, edit: &AppliedEdit, id: Option<&Value>) {
+    fn key(part: &Value, keys: [&'static str; 2]) -> Option<&'static str> {
+        keys.into_iter().find(|k| part.get(*k).is_some())
+    }
     let ours = |object: &Value| match object.get("id") {
         Some(given) => Some(given) == id,
         None => id
@@ -425,9 +428,6 @@ fn mask_parts(parts: &mut Vec<Value>, edit: &AppliedEdit, id: Option<&Value>) {
             .zip(object["name"].as_str())
             .is_some_and(|(id, name)| id.starts_with(&format!("{name}#"))),
     };
-    fn key(part: &Value, keys: [&'static str; 2]) -> Option<&'static str> {
-        keys.into_iter().find(|k| part.get(*k).is_some())
-    }
     match edit.kind {
         EditKind::ClearToolResult | EditKind::TruncateToolResult | EditKind::ReplaceToolMedia => {
             for part in parts.iter_mut() {

@@ -72,28 +72,34 @@ pub fn detect_value(body: &Value) -> RequestFormat {
 #[derive(Default)]
 struct Signals {
     system: bool,
-    /// A field only OpenAI Responses has (`input`, `instructions`,
-    /// `previous_response_id`).
-    responses: bool,
+    /// Fields only one format has.
+    only: Only,
     /// Whether the body has `messages` (every format but Responses and Gemini).
     has_messages: bool,
-    /// A field only Gemini has (`contents`, `systemInstruction`).
-    gemini: bool,
-    /// A field only Bedrock Converse has (`inferenceConfig`, `toolConfig`, ...).
-    bedrock: bool,
     tools: Option<RequestFormat>,
     messages: Option<RequestFormat>,
 }
 
+/// Whether the body has a top-level field only one format has.
+#[derive(Default)]
+struct Only {
+    /// OpenAI Responses: `input`, `instructions`, `previous_response_id`.
+    responses: bool,
+    /// Gemini: `contents`, `systemInstruction`.
+    gemini: bool,
+    /// Bedrock Converse: `inferenceConfig`, `toolConfig`, `additionalModelRequestFields`.
+    bedrock: bool,
+}
+
 impl Signals {
     fn format(&self) -> RequestFormat {
-        if self.responses && !self.has_messages {
+        if self.only.responses && !self.has_messages {
             return RequestFormat::OpenAiResponses;
         }
-        if self.gemini && !self.has_messages {
+        if self.only.gemini && !self.has_messages {
             return RequestFormat::GeminiGenerateContent;
         }
-        if self.bedrock || self.messages == Some(RequestFormat::BedrockConverse) {
+        if self.only.bedrock || self.messages == Some(RequestFormat::BedrockConverse) {
             return RequestFormat::BedrockConverse;
         }
         if self.system {
@@ -217,15 +223,15 @@ impl ObjectProbe for Signals {
             }
             "input" | "instructions" | "previous_response_id" => {
                 map.next_value::<IgnoredAny>()?;
-                self.responses = true;
+                self.only.responses = true;
             }
             "contents" | "systemInstruction" | "system_instruction" => {
                 map.next_value::<IgnoredAny>()?;
-                self.gemini = true;
+                self.only.gemini = true;
             }
             "inferenceConfig" | "toolConfig" | "additionalModelRequestFields" => {
                 map.next_value::<IgnoredAny>()?;
-                self.bedrock = true;
+                self.only.bedrock = true;
             }
             _ => {
                 map.next_value::<IgnoredAny>()?;

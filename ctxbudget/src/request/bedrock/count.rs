@@ -155,7 +155,7 @@ impl WireRequest for BedrockRequest {
                     }
                     BlockKind::Media => push(&mut out, unpublished(at, MEDIA)),
                     BlockKind::ToolResult(r) if r.media > 0 => {
-                        push(&mut out, unpublished(at, MEDIA))
+                        push(&mut out, unpublished(at, MEDIA));
                     }
                     BlockKind::Reasoning(_) => push(&mut out, unpublished(at, REASONING)),
                     BlockKind::Other(_) => push(&mut out, unpublished(at, AS_JSON)),

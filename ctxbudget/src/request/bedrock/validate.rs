@@ -36,26 +36,7 @@ pub(super) fn validate(request: &BedrockRequest) -> Result<(), RequestError> {
             Some(block) => format!("messages[{index}].content[{block}]"),
             None => format!("messages[{index}]"),
         };
-        if let Some((block, problem)) = &message.view.problem {
-            return Err(invalid(field(*block), problem.clone()));
-        }
-        match message.role_name() {
-            Some("user" | "assistant") => {}
-            Some(other) => {
-                return Err(invalid(
-                    field(None),
-                    format!(
-                        "has the role `{other}`; give \"user\" or \"assistant\" (put system text in `system`)"
-                    ),
-                ));
-            }
-            None => {
-                return Err(invalid(
-                    field(None),
-                    "has no string `role`; give \"user\" or \"assistant\"",
-                ));
-            }
-        }
+        check_message(message, index)?;
         let assistant = message.is_assistant();
         let previous = index.checked_sub(1).and_then(|i| messages.get(i));
         let mut answered: Vec<&str> = Vec::new();
@@ -116,20 +97,55 @@ pub(super) fn validate(request: &BedrockRequest) -> Result<(), RequestError> {
                 _ => {}
             }
         }
-        if assistant {
-            let next = messages.get(index + 1);
-            for block in &message.view.blocks {
-                if let BlockKind::ToolUse { id, name, .. } = &block.kind {
-                    let answered =
-                        next.is_some_and(|n| !n.is_assistant() && n.result_ids().any(|r| r == id));
-                    if !answered {
-                        return Err(invalid(
-                            field(None),
-                            format!(
-                                "uses the tool `{name}` (`{id}`) with no toolResult in the message right after it; add the result there, or remove the toolUse"
-                            ),
-                        ));
-                    }
+        check_answered(messages, index)?;
+    }
+    Ok(())
+}
+
+/// Message `index` reads, and has the role `user` or `assistant`.
+fn check_message(
+    message: &super::message::BedrockMessage,
+    index: usize,
+) -> Result<(), RequestError> {
+    if let Some((block, problem)) = &message.view.problem {
+        let field = match block {
+            Some(block) => format!("messages[{index}].content[{block}]"),
+            None => format!("messages[{index}]"),
+        };
+        return Err(invalid(field, problem.clone()));
+    }
+    let problem = match message.role_name() {
+        Some("user" | "assistant") => return Ok(()),
+        Some(other) => format!(
+            "has the role `{other}`; give \"user\" or \"assistant\" (put system text in `system`)"
+        ),
+        None => "has no string `role`; give \"user\" or \"assistant\"".to_owned(),
+    };
+    Err(invalid(format!("messages[{index}]"), problem))
+}
+
+/// Each `toolUse` of assistant message `index` has its result in the message
+/// right after it.
+fn check_answered(
+    messages: &[super::message::BedrockMessage],
+    index: usize,
+) -> Result<(), RequestError> {
+    let message = &messages[index];
+    let assistant = message.is_assistant();
+    let field = || format!("messages[{index}]");
+    if assistant {
+        let next = messages.get(index + 1);
+        for block in &message.view.blocks {
+            if let BlockKind::ToolUse { id, name, .. } = &block.kind {
+                let answered =
+                    next.is_some_and(|n| !n.is_assistant() && n.result_ids().any(|r| r == id));
+                if !answered {
+                    return Err(invalid(
+                        field(),
+                        format!(
+                            "uses the tool `{name}` (`{id}`) with no toolResult in the message right after it; add the result there, or remove the toolUse"
+                        ),
+                    ));
                 }
             }
         }

@@ -9,7 +9,7 @@ use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 
-use super::count::RuleStamp;
+use super::media::{MEDIA_TOKENS, RuleStamp, media_tokens};
 use super::part::{PartKind, PartView, read_part, string};
 use crate::chat::{ChatMessage, Role, ToolCallRef};
 use crate::count::TokenCounter;
@@ -172,7 +172,7 @@ impl GeminiContent {
     /// `id` or a made-up one, results by their `id` or their `name`.
     fn pair_alone(&mut self) {
         let mut made = 0usize;
-        super::request::pair(std::slice::from_mut(self), &mut made);
+        pair(std::slice::from_mut(self), &mut made);
     }
 
     /// The content's JSON text.
@@ -322,7 +322,7 @@ pub(crate) fn response_tokens<C: TokenCounter + ?Sized>(
         } else {
             counter.count(&response.rest)
         })
-        .saturating_add(response.media.saturating_mul(super::count::MEDIA_TOKENS))
+        .saturating_add(response.media.saturating_mul(MEDIA_TOKENS))
 }
 
 /// As the chat engine sees the content: see [`GeminiContent`].
@@ -382,6 +382,80 @@ impl ChatMessage for GeminiContent {
 
     /// Every part: see [the module docs](super#counting).
     fn content_tokens<C: TokenCounter + ?Sized>(&self, counter: &C) -> usize {
-        super::count::content_tokens(self, counter)
+        content_tokens(self, counter)
+    }
+}
+
+/// What `content` costs as content, under `rule`.
+pub(crate) fn content_tokens<C: TokenCounter + ?Sized>(
+    content: &GeminiContent,
+    counter: &C,
+) -> usize {
+    let rule = content.rule.get();
+    content.view.parts.iter().fold(0usize, |sum, part| {
+        sum.saturating_add(part_tokens(part, counter, &|p| media_tokens(rule, p)))
+    })
+}
+
+/// Pairs the calls and responses of `contents`: each call's id is its `id`, or
+/// one made up (`name#n`, `n` counted in `made`); each response answers the call
+/// of its `id`, or, without an `id`, the first call of its `name` not yet
+/// answered, in the model content right before its own. A response that answers
+/// no call there keeps its `id`, or gets one no call has (`name#?`): validation
+/// reports it.
+pub(crate) fn pair(contents: &mut [GeminiContent], made: &mut usize) {
+    // The previous content's calls: (name, id, answered).
+    let mut previous: Vec<(String, String, bool)> = Vec::new();
+    for content in contents.iter_mut() {
+        let model = content.is_model();
+        let mut calls = Vec::new();
+        let mut results = Vec::new();
+        for part in &content.view.parts {
+            match &part.kind {
+                PartKind::Call { name, id, .. } => {
+                    let id = id.clone().unwrap_or_else(|| {
+                        *made = made.saturating_add(1);
+                        format!("{name}#{made}")
+                    });
+                    calls.push(id);
+                }
+                PartKind::Response(response) => {
+                    let found = previous.iter_mut().find(|(name, id, answered)| {
+                        !*answered
+                            && match &response.id {
+                                Some(given) => given == id,
+                                None => *name == response.name,
+                            }
+                    });
+                    let id = match (found, &response.id) {
+                        (Some(call), _) => {
+                            call.2 = true;
+                            call.1.clone()
+                        }
+                        (None, Some(given)) => given.clone(),
+                        (None, None) => format!("{}#?", response.name),
+                    };
+                    results.push(id);
+                }
+                _ => {}
+            }
+        }
+        previous = if model {
+            content
+                .view
+                .parts
+                .iter()
+                .filter_map(|p| match &p.kind {
+                    PartKind::Call { name, .. } => Some(name.clone()),
+                    _ => None,
+                })
+                .zip(&calls)
+                .map(|(name, id)| (name, id.clone(), false))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        content.calls = calls;
+        content.results = results;
     }
 }

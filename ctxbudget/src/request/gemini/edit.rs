@@ -11,7 +11,8 @@
 use serde_json::{Map, Value};
 
 use super::content::{GeminiContent, part_tokens, response_tokens};
-use super::count::{media_tokens, thinking_tokens};
+use super::count::thinking_tokens;
+use super::media::media_tokens;
 use super::part::{PartKind, Response};
 use crate::chat::edit::{ContentSplit, EditableMessage, ToolResult};
 use crate::count::TokenCounter;

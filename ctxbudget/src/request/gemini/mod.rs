@@ -8,7 +8,7 @@
 //! field (`systemInstruction`, `tools`, `toolConfig`, `cachedContent`,
 //! `generationConfig`, ...) is kept as the JSON text it was: parsing a body and
 //! serializing it gives back an equal JSON value. Keys are read in the REST API's
-//! camelCase and in snake_case.
+//! camelCase and in `snake_case`.
 //!
 //! The chat engine sees each content as a message: a `model` content is the
 //! assistant's, its `functionCall` parts its tool calls; the `functionResponse`
@@ -88,13 +88,12 @@
 mod content;
 mod count;
 mod edit;
+mod media;
 mod part;
 mod request;
 mod validate;
 
 pub use content::GeminiContent;
-pub use count::{
-    AS_JSON, CACHED_CONTENT, IMAGES, MEDIA, MEDIA_TOKENS, THOUGHTS, TILE_TOKENS, TOKENIZER, TOOLS,
-    chat_format,
-};
+pub use count::{AS_JSON, CACHED_CONTENT, IMAGES, MEDIA, THOUGHTS, TOKENIZER, TOOLS, chat_format};
+pub use media::{MEDIA_TOKENS, TILE_TOKENS};
 pub use request::{GeminiRequest, RawValueRef};

@@ -1,6 +1,6 @@
 //! [`PartView`]: what ctxbudget reads from one element of a Gemini content's
 //! `parts`, worked out once from its JSON text. Field names are read in the REST
-//! API's camelCase and in the protobuf's snake_case, as the API takes both.
+//! API's camelCase and in the protobuf's `snake_case`, as the API takes both.
 
 use serde::Deserialize;
 use serde_json::value::RawValue;

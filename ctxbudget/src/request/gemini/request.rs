@@ -8,8 +8,7 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::content::{GeminiContent, first_word};
-use super::part::PartKind;
+use super::content::{GeminiContent, first_word, pair};
 use crate::request::error::RequestError;
 use crate::request::json::{EXPECTED_OUTPUT_LIMIT, is_output_limit, output_limit};
 use crate::request::openai::wire::{WireObject, deserialize_object, serialize_object};
@@ -19,7 +18,7 @@ use crate::request::wire::RequestFormat;
 /// What [`GeminiRequest::from_json`] expects, as its errors say.
 const EXPECTED: &str = "a JSON object whose `contents` is an array of content objects ({\"role\": \"user\", \"parts\": [...]})";
 
-/// The top-level keys ctxbudget reads, each in its camelCase and snake_case
+/// The top-level keys ctxbudget reads, each in its camelCase and `snake_case`
 /// spelling.
 pub(crate) const SYSTEM_INSTRUCTION: [&str; 2] = ["systemInstruction", "system_instruction"];
 pub(crate) const CACHED_CONTENT: [&str; 2] = ["cachedContent", "cached_content"];
@@ -34,7 +33,7 @@ const GENERATION_CONFIG: [&str; 2] = ["generationConfig", "generation_config"];
 /// `generationConfig`, `safetySettings`, ...) is kept in [`extra`](Self::extra)
 /// as the JSON text it was, and read from there when counting: parsing a body and
 /// serializing it gives back an equal JSON value. Keys are read in the REST API's
-/// camelCase and in snake_case.
+/// camelCase and in `snake_case`.
 ///
 /// The model is not in the body (it is in the URL): give it with
 /// [`with_model`](Self::with_model) for images to be counted by its rule. A
@@ -228,69 +227,6 @@ impl FromStr for GeminiRequest {
     }
 }
 
-/// Pairs the calls and responses of `contents`: each call's id is its `id`, or
-/// one made up (`name#n`, `n` counted in `made`); each response answers the call
-/// of its `id`, or, without an `id`, the first call of its `name` not yet
-/// answered, in the model content right before its own. A response that answers
-/// no call there keeps its `id`, or gets one no call has (`name#?`): validation
-/// reports it.
-pub(crate) fn pair(contents: &mut [GeminiContent], made: &mut usize) {
-    // The previous content's calls: (name, id, answered).
-    let mut previous: Vec<(String, String, bool)> = Vec::new();
-    for content in contents.iter_mut() {
-        let model = content.is_model();
-        let mut calls = Vec::new();
-        let mut results = Vec::new();
-        for part in &content.view.parts {
-            match &part.kind {
-                PartKind::Call { name, id, .. } => {
-                    let id = id.clone().unwrap_or_else(|| {
-                        *made = made.saturating_add(1);
-                        format!("{name}#{made}")
-                    });
-                    calls.push(id);
-                }
-                PartKind::Response(response) => {
-                    let found = previous.iter_mut().find(|(name, id, answered)| {
-                        !*answered
-                            && match &response.id {
-                                Some(given) => given == id,
-                                None => *name == response.name,
-                            }
-                    });
-                    let id = match (found, &response.id) {
-                        (Some(call), _) => {
-                            call.2 = true;
-                            call.1.clone()
-                        }
-                        (None, Some(given)) => given.clone(),
-                        (None, None) => format!("{}#?", response.name),
-                    };
-                    results.push(id);
-                }
-                _ => {}
-            }
-        }
-        previous = if model {
-            content
-                .view
-                .parts
-                .iter()
-                .filter_map(|p| match &p.kind {
-                    PartKind::Call { name, .. } => Some(name.clone()),
-                    _ => None,
-                })
-                .zip(&calls)
-                .map(|(name, id)| (name, id.clone(), false))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        content.calls = calls;
-        content.results = results;
-    }
-}
-
 /// The `contents`, read as an array of content objects.
 struct Contents(Vec<GeminiContent>);
 
@@ -353,12 +289,10 @@ impl WireObject for GeminiRequest {
     }
 
     fn write_fields<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
-        match self.given {
-            Some(true) => map.serialize_entry("contents", &self.contents)?,
-            Some(false) if self.contents.is_empty() => map.serialize_entry("contents", &())?,
-            Some(false) => map.serialize_entry("contents", &self.contents)?,
-            None if !self.contents.is_empty() => map.serialize_entry("contents", &self.contents)?,
-            None => {}
+        match (self.given, self.contents.is_empty()) {
+            (Some(false), true) => map.serialize_entry("contents", &())?,
+            (None, true) => {}
+            _ => map.serialize_entry("contents", &self.contents)?,
         }
         self.extra.write(map)
     }

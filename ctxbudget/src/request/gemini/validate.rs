@@ -111,33 +111,43 @@ pub(super) fn validate(request: &GeminiRequest) -> Result<(), RequestError> {
                 _ => {}
             }
         }
-        let mut seen: Vec<&str> = Vec::new();
-        for id in &content.results {
-            if seen.contains(&id.as_str()) {
-                return Err(invalid(
-                    field(None),
-                    format!(
-                        "answers call `{id}` twice; each functionCall has one functionResponse, remove one"
-                    ),
-                ));
-            }
-            seen.push(id);
+        check_pairs(contents, index)?;
+    }
+    Ok(())
+}
+
+/// Each response of content `index` answers its call once, and each call of a
+/// model content has its response in the content right after it.
+fn check_pairs(contents: &[GeminiContent], index: usize) -> Result<(), RequestError> {
+    let content = &contents[index];
+    let model = content.is_model();
+    let field = || format!("contents[{index}]");
+    let mut seen: Vec<&str> = Vec::new();
+    for id in &content.results {
+        if seen.contains(&id.as_str()) {
+            return Err(invalid(
+                field(),
+                format!(
+                    "answers call `{id}` twice; each functionCall has one functionResponse, remove one"
+                ),
+            ));
         }
-        if model && !content.calls.is_empty() {
-            let next = contents.get(index + 1);
-            if let Some(missing) = content
-                .calls
-                .iter()
-                .position(|id| next.is_none_or(|n| n.is_model() || !n.results.contains(id)))
-            {
-                let name = content.tool_calls_named().nth(missing).unwrap_or_default();
-                return Err(invalid(
-                    field(None),
-                    format!(
-                        "calls `{name}` with no functionResponse in the content right after it; add the response there, or remove the call"
-                    ),
-                ));
-            }
+        seen.push(id);
+    }
+    if model && !content.calls.is_empty() {
+        let next = contents.get(index + 1);
+        if let Some(missing) = content
+            .calls
+            .iter()
+            .position(|id| next.is_none_or(|n| n.is_model() || !n.results.contains(id)))
+        {
+            let name = content.tool_calls_named().nth(missing).unwrap_or_default();
+            return Err(invalid(
+                field(),
+                format!(
+                    "calls `{name}` with no functionResponse in the content right after it; add the response there, or remove the call"
+                ),
+            ));
         }
     }
     Ok(())
