@@ -26,6 +26,7 @@ flags() {
         anthropic_request) echo "-max_len=8192 -timeout=10 -dict=anthropic_request.dict" ;;
         responses_request) echo "-max_len=8192 -timeout=10 -dict=responses_request.dict" ;;
         gemini_request) echo "-max_len=8192 -timeout=10 -dict=gemini_request.dict" ;;
+        bedrock_request) echo "-max_len=8192 -timeout=10 -dict=bedrock_request.dict" ;;
         fit_edits) echo "-max_len=262144 -timeout=10" ;;
         openai_structured | anthropic_structured | batch_lines)
             echo "-max_len=1048576 -timeout=180 -rss_limit_mb=4096" ;;
@@ -58,6 +59,11 @@ seed() {
             [ -e corpus/gemini_request/session.json ] ||
                 { printf 'A'; cat ../tests/fixtures/gemini/agent_session.json; } \
                     > corpus/gemini_request/session.json ;;
+        bedrock_request)
+            mkdir -p corpus/bedrock_request
+            [ -e corpus/bedrock_request/session.json ] ||
+                { printf 'A'; cat ../tests/fixtures/bedrock/agent_session.json; } \
+                    > corpus/bedrock_request/session.json ;;
         openai_structured | anthropic_structured | batch_lines)
             # Random bytes read as the grammar are richer bodies than the short
             # inputs libFuzzer starts with (64 B to 2 KB).
