@@ -254,8 +254,11 @@ fn bad_input_exits_1_with_what_to_fix() {
     let dir = TempDir::new();
     let latin1 = dir.file("latin1.json", b"{\"messages\": [\"caf\xe9\"]}");
     run(&["fit", "--max-input", "100", arg(&latin1)], b"").fails(1, "is not UTF-8 text");
+    run(&["fit", "--max-input", "100", "--format", "mistral"], b"{}")
+        .fails(1, "invalid value 'mistral'");
+    // A Gemini body with nothing to send says what to give.
     run(&["fit", "--max-input", "100", "--format", "gemini"], b"{}")
-        .fails(1, "invalid value 'gemini'");
+        .fails(1, "`contents` is empty; give at least one content");
 }
 
 #[test]
