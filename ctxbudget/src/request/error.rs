@@ -21,7 +21,7 @@ pub enum RequestError {
     },
     /// The body is not JSON at all, so its format could not be told.
     #[error(
-        "the request body is not JSON: {source}; send a JSON object with a `messages` array, an `input` for OpenAI Responses or `contents` for Gemini"
+        "the request body is not JSON: {source}; send a JSON object with `messages` (`input` for OpenAI Responses, `contents` for Gemini)"
     )]
     NotJson {
         /// serde's error, with its position.
