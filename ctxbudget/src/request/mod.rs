@@ -12,7 +12,7 @@
 //! value, with fields and block types ctxbudget does not know kept as they were.
 //! Their messages implement [`ChatMessage`](crate::chat::ChatMessage), so
 //! [`ChatTrimmer`](crate::ChatTrimmer), its `on_trim` hook and its tool-pairing
-//! guarantee work on them directly. [`WireRequest`] is what the two formats have in
+//! guarantee work on them directly. [`WireRequest`] is what the formats have in
 //! common: what the request costs outside its messages, how it is checked and how
 //! messages are removed.
 //!
