@@ -251,6 +251,21 @@ mod genai_history {
         assert_pairs(&history);
     }
 
+    #[test]
+    fn a_session_of_genai_messages_keeps_its_prefix_and_its_pairs() {
+        let counter = o200k();
+        let mut chat = ctxbudget::chat::ChatSession::new(&counter, 2_000);
+        for message in session(10) {
+            chat.push(message).unwrap();
+        }
+        let prepared = chat.prepare().unwrap();
+        let kept = prepared.messages();
+        assert!(prepared.tokens() <= 2_000);
+        assert!(kept.len() < 23);
+        assert_eq!(kept[0].role(), ctxbudget::chat::Role::System);
+        assert_pairs(kept);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
