@@ -423,3 +423,35 @@ fn a_summary_is_a_user_content_of_one_text_part() {
     assert_eq!(summary.role(), Role::User);
     assert!(summary.carries_user_content());
 }
+
+/// `fit_serde` takes a value that serializes to a Gemini or a Converse body too,
+/// and gives back a value of its own type.
+#[test]
+fn fit_serde_takes_gemini_and_bedrock_values() {
+    let gemini: Value = json!({"contents": [
+        {"role": "user", "parts": [{"text": "An old question, far too long to keep in a small window."}]},
+        {"role": "model", "parts": [{"text": "An old answer, just as long as the old question was."}]},
+        {"role": "user", "parts": [{"text": "What is 2 + 2?"}]}
+    ], "generationConfig": {"temperature": 0.1}});
+    let fitted = RequestFitter::new(words)
+        .with_max_input(30)
+        .fit_serde(&gemini)
+        .unwrap();
+    assert_eq!(fitted.report.format, RequestFormat::GeminiGenerateContent);
+    assert_eq!(fitted.request["contents"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        fitted.request["generationConfig"],
+        gemini["generationConfig"]
+    );
+    let bedrock: Value = json!({"messages": [
+        {"role": "user", "content": [{"text": "An old question, far too long to keep in a small window."}]},
+        {"role": "assistant", "content": [{"text": "An old answer, just as long as the old question was."}]},
+        {"role": "user", "content": [{"text": "What is 2 + 2?"}]}
+    ], "inferenceConfig": {"maxTokens": 100}});
+    let fitted = RequestFitter::new(words)
+        .with_max_input(30)
+        .fit_serde(&bedrock)
+        .unwrap();
+    assert_eq!(fitted.report.format, RequestFormat::BedrockConverse);
+    assert_eq!(fitted.request["messages"].as_array().map(Vec::len), Some(1));
+}

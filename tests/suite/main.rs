@@ -20,6 +20,7 @@ mod chat;
 mod chat_langchain;
 mod chat_session;
 mod claude;
+mod client_types;
 mod derive;
 mod derive_generics;
 mod disclosure;

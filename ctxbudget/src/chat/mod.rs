@@ -23,6 +23,8 @@
 //! How tool calls and their results are kept together, and how the options map to
 //! LangChain's, is described on [`ChatTrimmer`].
 
+#[cfg(any(feature = "rig", feature = "genai"))]
+pub mod clients;
 mod context;
 pub mod edit;
 mod error;

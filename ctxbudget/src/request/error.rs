@@ -28,6 +28,28 @@ pub enum RequestError {
         #[source]
         source: serde_json::Error,
     },
+    /// A client's request value did not serialize to JSON
+    /// ([`RequestFitter::fit_serde`](super::RequestFitter::fit_serde)).
+    #[error(
+        "the request value did not serialize to JSON: {source}; its `Serialize` impl must write a JSON object (maps need string keys)"
+    )]
+    Serialize {
+        /// serde's error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The fitted body did not deserialize back into the client's request type
+    /// ([`RequestFitter::fit_serde`](super::RequestFitter::fit_serde)).
+    #[error(
+        "the fitted {format} body does not read back into the request type: {source}; the type requires something the fit removed, so fit its JSON instead"
+    )]
+    Deserialize {
+        /// The format the body was read and written in.
+        format: super::wire::RequestFormat,
+        /// serde's error, with its position in the fitted body.
+        #[source]
+        source: serde_json::Error,
+    },
     /// A tool result answers a call id that no earlier assistant message made.
     #[error(
         "message {message}: a tool result answers call id `{id}`, which no assistant message right before it makes; remove the result or add its call"

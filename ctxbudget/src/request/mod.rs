@@ -24,15 +24,14 @@
 //!
 //! # Requests of Rust clients
 //!
-//! A client's request type that serializes to a Chat Completions body, such as
-//! async-openai's `CreateChatCompletionRequest`, fits through serde in two lines: to
-//! JSON and into [`openai::ChatRequest`], and after fitting back the same way. The
-//! fitted body has whole messages removed and nothing else changed, so it reads back
-//! into the client's type. (A `serde_json::Value` stands in for the client's type
-//! here; with async-openai, write its type instead.)
+//! A client's request type that serializes to one of these wire formats, such as
+//! async-openai's `CreateChatCompletionRequest` or `CreateResponse`, fits in one call:
+//! [`RequestFitter::fit_serde`] gives back a value of the client's own type, ready to
+//! send, at the cost of one serde round trip. (A `serde_json::Value` stands in for
+//! the client's type here; with async-openai, write its type instead.)
 //!
 //! ```
-//! use ctxbudget::request::{RequestFitter, openai::ChatRequest};
+//! use ctxbudget::request::RequestFitter;
 //!
 //! # type CreateChatCompletionRequest = serde_json::Value;
 //! let req: CreateChatCompletionRequest = serde_json::from_str(r#"{"model": "gpt-4o", "messages": [
@@ -42,18 +41,22 @@
 //!     {"role": "user", "content": "What is 2 + 2?"}
 //! ]}"#)?;
 //!
-//! let request = ChatRequest::from_json(&serde_json::to_string(&req)?)?;
 //! let words = |t: &str| t.split_whitespace().count();
-//! let fitted = RequestFitter::new(words).with_max_input(40).fit(request)?;
-//! let req: CreateChatCompletionRequest = serde_json::from_str(&fitted.request.to_json())?;
+//! let fitted = RequestFitter::new(words).with_max_input(40).fit_serde(&req)?;
+//! let req: CreateChatCompletionRequest = fitted.request;
 //!
 //! assert_eq!(req["messages"].as_array().map(Vec::len), Some(2));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! Provider-neutral histories that serialize to no wire format, `rig-core`'s
+//! `Message` and `genai`'s `ChatMessage`, are chat messages themselves behind the
+//! features `rig` and `genai` (see [`chat`](crate::chat)).
 
 pub mod anthropic;
 pub mod bedrock;
 mod calibration;
+mod client;
 mod detect;
 mod error;
 mod fit;
