@@ -26,6 +26,48 @@ pub(crate) fn compact_json(json: &str) -> String {
     out
 }
 
+/// The JSON object `json` without its member `key`, compact, its other members in
+/// the order the text has them; `None` when `json` is not an object.
+///
+/// Counts read the text as the client wrote it: going through a
+/// `serde_json::Value` would order the members by `serde_json`'s `preserve_order`
+/// feature, which any crate in a program can turn on, and the count with them.
+pub(crate) fn compact_object_without(json: &str, key: &str) -> Option<String> {
+    use serde::de::{Deserializer, MapAccess, Visitor};
+    use serde_json::value::RawValue;
+
+    struct Members<'k>(&'k str);
+
+    impl<'de> Visitor<'de> for Members<'_> {
+        type Value = String;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<String, A::Error> {
+            let mut out = String::from("{");
+            while let Some(name) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                let value: &'de RawValue = map.next_value()?;
+                if name == self.0 {
+                    continue;
+                }
+                if out.len() > 1 {
+                    out.push(',');
+                }
+                out.push_str(&serde_json::to_string(&name).unwrap_or_default());
+                out.push(':');
+                out.push_str(&compact_json(value.get()));
+            }
+            out.push('}');
+            Ok(out)
+        }
+    }
+
+    let mut de = serde_json::Deserializer::from_str(json);
+    de.deserialize_map(Members(key)).ok()
+}
+
 /// Reads an output limit (`max_tokens`, `max_completion_tokens`) from its JSON text:
 /// a plain unsigned integer that fits in 64 bits, as the providers take it.
 ///
@@ -68,6 +110,7 @@ pub(crate) fn is_depth_limit(error: &serde_json::Error) -> bool {
 
 #[cfg(test)]
 mod tests {
+
     use super::*;
 
     #[test]
@@ -111,5 +154,16 @@ mod tests {
         assert!(is_depth_limit(&err));
         let err = serde_json::from_str::<serde_json::Value>("[1,").unwrap_err();
         assert!(!is_depth_limit(&err));
+    }
+
+    #[test]
+    fn an_object_without_a_member_keeps_the_text_order() {
+        let json = r#"{ "type" : "json_schema", "zeta": [1, 2], "name": "a\"b", "schema": {"b": 1, "a": 2} }"#;
+        assert_eq!(
+            compact_object_without(json, "type").as_deref(),
+            Some(r#"{"zeta":[1,2],"name":"a\"b","schema":{"b":1,"a":2}}"#)
+        );
+        assert_eq!(compact_object_without("[1]", "type"), None);
+        assert_eq!(compact_object_without("{}", "type").as_deref(), Some("{}"));
     }
 }

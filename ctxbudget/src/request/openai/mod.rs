@@ -280,10 +280,8 @@ impl WireRequest for ChatRequest {
             );
         }
         if let Some(schema) = self.json_schema() {
-            // Compact, whatever the client's formatting.
-            let compact = schema
-                .to_value()
-                .map_or_else(|_| compact_json(schema.get()), |v| v.to_string());
+            // Compact, whatever the client's formatting, in the text's own order.
+            let compact = compact_json(schema.get());
             cost.tokens = cost.tokens.saturating_add(counter.count(&compact));
             merge(
                 &mut cost.assumptions,

@@ -9,7 +9,7 @@ use crate::chat::{ChatFormat, ChatMessage};
 use crate::count::TokenCounter;
 use crate::request::error::RequestError;
 use crate::request::image::CountRule;
-use crate::request::json::compact_json;
+use crate::request::json::{compact_json, compact_object_without};
 use crate::request::openai::{FunctionDefinition, RawJson, Tool, ToolFormula};
 use crate::request::wire::{Assumption, RequestCost, RequestFormat, WireRequest, retain_kept};
 
@@ -244,20 +244,23 @@ impl ResponsesRequest {
     /// `strict`, ...), as compact JSON text.
     fn json_schema(&self) -> Option<String> {
         #[derive(serde::Deserialize)]
+        struct Kind<'a> {
+            #[serde(rename = "type", borrow)]
+            kind: Option<std::borrow::Cow<'a, str>>,
+        }
+        #[derive(serde::Deserialize)]
         struct Text {
             format: Option<RawJson>,
         }
         let text: Text = self.extra.get("text")?.parse().ok()?;
         let format = text.format?;
-        match format.to_value() {
-            Ok(serde_json::Value::Object(mut map)) => {
-                let kind = map.remove("type");
-                (kind.as_ref().and_then(serde_json::Value::as_str) == Some("json_schema"))
-                    .then(|| serde_json::Value::Object(map).to_string())
-            }
-            // Nested too deep for a tree: its text, if it says json_schema.
+        match serde_json::from_str::<Kind<'_>>(format.get()) {
+            Ok(kind) => (kind.kind.as_deref() == Some("json_schema"))
+                .then(|| compact_object_without(format.get(), "type"))
+                .flatten(),
+            // Nested too deep for serde: its text, if it says json_schema.
             Err(_) if format.get().contains("\"json_schema\"") => Some(compact_json(format.get())),
-            _ => None,
+            Err(_) => None,
         }
     }
 }
