@@ -7,7 +7,10 @@ mod counter;
 mod errors;
 mod fit;
 mod json;
+mod models;
 mod request;
+mod session;
+mod text;
 
 use pyo3::prelude::*;
 
@@ -23,6 +26,15 @@ fn _ctxbudget(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(counter::count, m)?)?;
     m.add_function(wrap_pyfunction!(request::fit_request, m)?)?;
     m.add_function(wrap_pyfunction!(request::count_request, m)?)?;
+    m.add_class::<text::PyTrimmed>()?;
+    m.add_class::<text::PyDisclosed>()?;
+    m.add_class::<text::PySelection>()?;
+    m.add_function(wrap_pyfunction!(text::trim, m)?)?;
+    m.add_function(wrap_pyfunction!(text::disclose, m)?)?;
+    m.add_function(wrap_pyfunction!(text::select_chunks, m)?)?;
+    m.add_class::<models::PyModel>()?;
+    m.add_class::<session::PyChatSession>()?;
+    m.add_class::<session::PyPrompt>()?;
     m.add_class::<arrow::PyRequestBatchFitter>()?;
     m.add_function(wrap_pyfunction!(arrow::count_texts, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
