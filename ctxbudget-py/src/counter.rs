@@ -72,6 +72,20 @@ impl PyCounter {
     }
 }
 
+/// `ceil(characters / n)`: [`CharEstimate`] for another `n`, an estimate too.
+#[derive(Debug, Clone, Copy)]
+struct CharsPer(usize);
+
+impl TokenCounter for CharsPer {
+    fn count(&self, text: &str) -> usize {
+        text.chars().count().div_ceil(self.0)
+    }
+
+    fn exactness(&self) -> ctxbudget::count::Exactness {
+        ctxbudget::count::Exactness::Estimate
+    }
+}
+
 /// Looks up a catalogue model, as `ModelNotFoundError` with the library's suggestions.
 pub fn lookup_model(name: &str) -> PyResult<&'static Model> {
     Model::lookup(name).map_err(|e| ModelNotFoundError::new_err(e.to_string()))
@@ -132,10 +146,7 @@ impl PyCounter {
                 "chars_per_token is 0: give the characters one token stands for, 1 or more (4 is usual)",
             )),
             4 => Ok(Self::new(CharEstimate, "chars / 4")),
-            n => Ok(Self::new(
-                move |text: &str| text.chars().count().div_ceil(n),
-                format!("chars / {n}"),
-            )),
+            n => Ok(Self::new(CharsPer(n), format!("chars / {n}"))),
         }
     }
 

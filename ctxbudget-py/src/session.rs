@@ -231,13 +231,15 @@ impl PyChatSession {
         .map_err(|e| session_error(&e))
     }
 
-    /// Every message pushed, as dicts.
+    /// The messages of the current prompt, as dicts: those the last `prepare` kept,
+    /// then the ones pushed since.
     #[getter]
     fn messages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         loads(py, &messages_json(self.inner.messages()))
     }
 
-    /// What all the messages pushed cost.
+    /// What the current prompt costs, reply priming included (over the limit when
+    /// the next `prepare` must move the cut).
     #[getter]
     fn tokens(&self) -> usize {
         self.inner.tokens()
@@ -278,6 +280,7 @@ impl PyChatSession {
         &self.counter
     }
 
+    /// The number of messages in the current prompt.
     fn __len__(&self) -> usize {
         self.inner.len()
     }
