@@ -104,7 +104,7 @@ impl PyPrompt {
 ///
 /// >>> s = ctxbudget.ChatSession(2000, counter=ctxbudget.Counter.chars())
 /// >>> s.push({"role": "system", "content": "You are a coding agent."})
-/// 10
+/// 11
 /// >>> _ = s.push({"role": "user", "content": "Run the tests."})
 /// >>> s.prepare().tokens <= 2000
 /// True
