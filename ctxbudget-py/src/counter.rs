@@ -64,7 +64,11 @@ impl PyCounter {
             .map_err(|e| CounterError::new_err(e.to_string()))?;
         let name = match &counter {
             ModelCounter::Claude(claude) => {
-                format!("{} (Claude {} tokenizer)", model.name(), claude.generation())
+                format!(
+                    "{} (Claude {} tokenizer)",
+                    model.name(),
+                    claude.generation()
+                )
             }
             _ => format!("{} ({})", model.name(), model.tokenizer()),
         };

@@ -72,7 +72,10 @@ impl PyPrompt {
     /// What the context edits did for this prompt (`None` with edits off).
     #[getter]
     fn edits<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.edits.as_deref().map(|json| loads(py, json)).transpose()
+        self.edits
+            .as_deref()
+            .map(|json| loads(py, json))
+            .transpose()
     }
 
     /// Every field as a dict.
@@ -187,7 +190,8 @@ impl PyChatSession {
     fn push(&mut self, py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<usize> {
         let message = message_arg(message)?;
         let inner = &mut self.inner;
-        py.detach(|| inner.push(message)).map_err(|e| session_error(&e))
+        py.detach(|| inner.push(message))
+            .map_err(|e| session_error(&e))
     }
 
     /// Adds messages in order; stops at the first refused one, with the ones before it

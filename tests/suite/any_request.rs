@@ -36,8 +36,14 @@ fn each_format_is_detected_fitted_and_counted_as_its_own_type() {
         (
             OPENAI,
             RequestFormat::OpenAiChat,
-            fit_own(&fitter, ChatRequest::from_json(OPENAI).unwrap(), ChatRequest::to_json),
-            fitter.count(&ChatRequest::from_json(OPENAI).unwrap()).tokens,
+            fit_own(
+                &fitter,
+                ChatRequest::from_json(OPENAI).unwrap(),
+                ChatRequest::to_json,
+            ),
+            fitter
+                .count(&ChatRequest::from_json(OPENAI).unwrap())
+                .tokens,
         ),
         (
             ANTHROPIC,
