@@ -347,15 +347,15 @@ pub fn fit_spec(
         }
         (None, None) => None,
     };
-    Ok(FitSpec {
-        counter: named,
-        model: model_ref,
+    Ok(FitSpec::new(
+        named,
+        model_ref,
         max_input,
         window,
-        edits: edits_arg(edits)?,
-        format: format_arg(format)?,
+        edits_arg(edits)?,
+        format_arg(format)?,
         count_dropped,
-    })
+    ))
 }
 
 /// The exception of a failed fit.
