@@ -146,7 +146,7 @@ def test_counting_releases_the_gil():
     thread can run during the count only if the count released it, and without that
     it would first run once the worker had ended (spins == 0)."""
     counter = Counter.encoding("o200k_base")
-    texts = ["Counting releases the GIL. " * 2_000] * 50
+    texts = ["Counting releases the GIL. " * 4_000] * 200  # 22 MB: long enough to be seen
     started = threading.Event()
     spins = 0
     interval = sys.getswitchinterval()
