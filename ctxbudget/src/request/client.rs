@@ -5,42 +5,8 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::anthropic::MessagesRequest;
-use super::bedrock::BedrockRequest;
-use super::gemini::GeminiRequest;
-use super::openai::ChatRequest;
-use super::responses::ResponsesRequest;
-use super::{
-    FittedRequest, RequestError, RequestFitter, RequestFormat, WireRequest, detect_format,
-};
+use super::{AnyRequest, FittedRequest, RequestError, RequestFitter};
 use crate::count::TokenCounter;
-
-/// A wire format's request type, read from and written to JSON text.
-trait JsonBody: WireRequest {
-    fn read(body: &str) -> Result<Self, RequestError>;
-    fn write(&self) -> String;
-}
-
-macro_rules! json_body {
-    ($($request:ty),* $(,)?) => {$(
-        impl JsonBody for $request {
-            fn read(body: &str) -> Result<Self, RequestError> {
-                <$request>::from_json(body)
-            }
-            fn write(&self) -> String {
-                self.to_json()
-            }
-        }
-    )*};
-}
-
-json_body!(
-    ChatRequest,
-    MessagesRequest,
-    ResponsesRequest,
-    GeminiRequest,
-    BedrockRequest
-);
 
 impl<C: TokenCounter> RequestFitter<C> {
     /// Fits a request of a Rust client's own type, such as async-openai's
@@ -48,8 +14,8 @@ impl<C: TokenCounter> RequestFitter<C> {
     /// that type, ready to send.
     ///
     /// `request` is serialized to JSON, read in the wire format
-    /// [`detect_format`] finds (OpenAI Chat Completions, OpenAI Responses or
-    /// Anthropic Messages), fitted as [`fit`](RequestFitter::fit) fits it, written
+    /// [`detect_format`](super::detect_format) finds (any format
+    /// [`AnyRequest`] reads), fitted as [`fit`](RequestFitter::fit) fits it, written
     /// back and deserialized into `T`: one serde round trip. Whole messages are
     /// removed and nothing else changes, so every field the client's type holds
     /// survives.
@@ -88,25 +54,13 @@ impl<C: TokenCounter> RequestFitter<C> {
     {
         let body =
             serde_json::to_string(request).map_err(|source| RequestError::Serialize { source })?;
-        let fitted = match detect_format(&body)? {
-            RequestFormat::AnthropicMessages => self.fit_body::<MessagesRequest>(&body)?,
-            RequestFormat::OpenAiResponses => self.fit_body::<ResponsesRequest>(&body)?,
-            RequestFormat::OpenAiChat => self.fit_body::<ChatRequest>(&body)?,
-            RequestFormat::GeminiGenerateContent => self.fit_body::<GeminiRequest>(&body)?,
-            RequestFormat::BedrockConverse => self.fit_body::<BedrockRequest>(&body)?,
-        };
-        let (format, body, report) = fitted;
-        let request = serde_json::from_str(&body)
+        let fitted = self.fit_any(AnyRequest::from_json(&body, None)?)?;
+        let format = fitted.request.format();
+        let request = serde_json::from_str(&fitted.request.to_json())
             .map_err(|source| RequestError::Deserialize { format, source })?;
-        Ok(FittedRequest { request, report })
-    }
-
-    /// Reads `body` as an `R`, fits it and writes it back.
-    fn fit_body<R: JsonBody>(
-        &self,
-        body: &str,
-    ) -> Result<(RequestFormat, String, super::RequestReport), RequestError> {
-        let fitted = self.fit(R::read(body)?)?;
-        Ok((R::FORMAT, fitted.request.write(), fitted.report))
+        Ok(FittedRequest {
+            request,
+            report: fitted.report,
+        })
     }
 }

@@ -54,6 +54,7 @@
 //! features `rig` and `genai` (see [`chat`](crate::chat)).
 
 pub mod anthropic;
+mod any;
 pub mod bedrock;
 mod calibration;
 mod client;
@@ -70,6 +71,7 @@ mod report;
 pub mod responses;
 mod wire;
 
+pub use any::AnyRequest;
 pub use calibration::{
     CALIBRATION_MIN, CALIBRATION_WINDOW, Calibration, InputUsage, Observation, UsageError,
     UsageProvider,
