@@ -118,7 +118,9 @@ def _list_counter(token_counter: Any, lc: Any) -> Optional[Callable[[list], int]
     the counters ctxbudget counts with in Rust (a model name, a `Counter`)."""
     if isinstance(token_counter, str):
         if token_counter == "approximate":
-            return lc.count_tokens_approximately
+            from langchain_core.messages.utils import count_tokens_approximately
+
+            return count_tokens_approximately
         return None
     if isinstance(token_counter, _ctxbudget.Counter):
         return None
