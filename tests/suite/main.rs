@@ -4,6 +4,7 @@
 
 mod anthropic_request;
 mod anthropic_request_props;
+mod any_request;
 mod assemble;
 mod assemble_edges;
 mod assemble_edits;

@@ -50,6 +50,7 @@
 //! ```
 
 pub mod anthropic;
+mod any;
 mod calibration;
 mod detect;
 mod error;
@@ -63,6 +64,7 @@ mod report;
 pub mod responses;
 mod wire;
 
+pub use any::AnyRequest;
 pub use calibration::{
     CALIBRATION_MIN, CALIBRATION_WINDOW, Calibration, InputUsage, Observation, UsageError,
     UsageProvider,
