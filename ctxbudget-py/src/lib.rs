@@ -3,6 +3,7 @@
 //! GIL released, and converts back; `python/ctxbudget/__init__.py` re-exports it.
 
 mod arrow;
+mod chat_trim;
 mod counter;
 mod errors;
 mod fit;
@@ -37,6 +38,7 @@ fn _ctxbudget(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<session::PyPrompt>()?;
     m.add_class::<arrow::PyRequestBatchFitter>()?;
     m.add_function(wrap_pyfunction!(arrow::count_texts, m)?)?;
+    m.add_function(wrap_pyfunction!(chat_trim::trim_chat, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
