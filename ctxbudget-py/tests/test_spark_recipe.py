@@ -94,6 +94,6 @@ def test_spark_recipe_gives_what_one_process_gives(spark):
         bodies = pa.array([line.rstrip("\n") for line in lines])
     local = workers.fitter(model=MODEL, max_input=MAX_INPUT).fit(bodies)
     local = pa.Table.from_struct_array(local)
-    ours = sorted((row["body"], row["input_tokens"]) for row in rows)
-    theirs = sorted(zip(local.column("body").to_pylist(), local.column("input_tokens").to_pylist()))
-    assert ours == theirs
+    ours = sorted(((r["body"], r["input_tokens"], r["dropped"], r["error"]) for r in rows), key=repr)
+    columns = [local.column(name).to_pylist() for name in ("body", "input_tokens", "dropped", "error")]
+    assert ours == sorted(zip(*columns), key=repr)
