@@ -99,9 +99,9 @@ impl TokenCounter for PieceCounter<'_, '_> {
         if self.error.borrow().is_some() {
             return usize::MAX;
         }
-        let (index, start, end) = self
-            .locate(text)
-            .map_or((-1, 0, 0), |(i, s, e)| (isize::try_from(i).unwrap_or(-1), s, e));
+        let (index, start, end) = self.locate(text).map_or((-1, 0, 0), |(i, s, e)| {
+            (isize::try_from(i).unwrap_or(-1), s, e)
+        });
         match callable
             .call1((index, start, end, PyString::new(self.py, text)))
             .and_then(|n| n.extract::<usize>())
