@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use arrow_array::builder::{BooleanBuilder, LargeStringBuilder, StringBuilder, UInt32Builder, UInt64Builder};
+use arrow_array::builder::{
+    BooleanBuilder, LargeStringBuilder, StringBuilder, UInt32Builder, UInt64Builder,
+};
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, StructArray, make_array};
 use arrow_pyarrow::{FromPyArrow, ToPyArrow};
@@ -146,7 +148,8 @@ fn fit_struct(results: &[Option<Result<Fitted, FitFailure>>]) -> StructArray {
             Some(Ok(fitted)) => {
                 body.append_value(&fitted.json);
                 tokens.append_value(fitted.report.tokens_after as u64);
-                dropped.append_value(u32::try_from(fitted.report.dropped.len()).unwrap_or(u32::MAX));
+                dropped
+                    .append_value(u32::try_from(fitted.report.dropped.len()).unwrap_or(u32::MAX));
                 fits.append_value(true);
                 error.append_null();
             }

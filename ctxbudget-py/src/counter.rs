@@ -64,11 +64,29 @@ impl PyCounter {
             .map_err(|e| CounterError::new_err(e.to_string()))?;
         let name = match &counter {
             ModelCounter::Claude(claude) => {
-                format!("{} (Claude {} tokenizer)", model.name(), claude.generation())
+                format!(
+                    "{} (Claude {} tokenizer)",
+                    model.name(),
+                    claude.generation()
+                )
             }
             _ => format!("{} ({})", model.name(), model.tokenizer()),
         };
         Ok(Self::new(counter, name))
+    }
+}
+
+/// `ceil(characters / n)`: [`CharEstimate`] for another `n`, an estimate too.
+#[derive(Debug, Clone, Copy)]
+struct CharsPer(usize);
+
+impl TokenCounter for CharsPer {
+    fn count(&self, text: &str) -> usize {
+        text.chars().count().div_ceil(self.0)
+    }
+
+    fn exactness(&self) -> ctxbudget::count::Exactness {
+        ctxbudget::count::Exactness::Estimate
     }
 }
 
@@ -132,10 +150,7 @@ impl PyCounter {
                 "chars_per_token is 0: give the characters one token stands for, 1 or more (4 is usual)",
             )),
             4 => Ok(Self::new(CharEstimate, "chars / 4")),
-            n => Ok(Self::new(
-                move |text: &str| text.chars().count().div_ceil(n),
-                format!("chars / {n}"),
-            )),
+            n => Ok(Self::new(CharsPer(n), format!("chars / {n}"))),
         }
     }
 

@@ -52,9 +52,7 @@ pub fn parse_format(name: &str) -> Option<RequestFormat> {
         RequestFormat::OpenAiResponses,
     ]
     .into_iter()
-    .find(|&format| {
-        format_name(format) == wanted || format.as_str().to_ascii_lowercase() == wanted
-    })
+    .find(|&format| format_name(format) == wanted || format.as_str().to_ascii_lowercase() == wanted)
     .or(match wanted.as_str() {
         "chat" | "chat_completions" | "openai_chat" => Some(RequestFormat::OpenAiChat),
         "messages" => Some(RequestFormat::AnthropicMessages),
@@ -136,7 +134,9 @@ pub fn counter_for_body(
     };
     let shown: String = name.chars().take(64).collect();
     match Model::lookup(name) {
-        Err(_) => fallback(format!("the body's model `{shown}` is not in the catalogue")),
+        Err(_) => fallback(format!(
+            "the body's model `{shown}` is not in the catalogue"
+        )),
         Ok(model) => match PyCounter::of_model(model) {
             Ok(counter) => (counter, None),
             Err(_) => fallback(format!(
@@ -200,8 +200,8 @@ impl FitSpec {
                 });
             }
         }
-        let fitted = fitter.fit_any(request)?;
-        let mut report = fitted.report;
+        let result = fitter.fit_any(request)?;
+        let mut report = result.report;
         if let Some((output, kind)) = reserved {
             report.output_reserved = output;
             report.output = kind;
@@ -211,7 +211,7 @@ impl FitSpec {
             report.exactness = ctxbudget::count::Exactness::Estimate;
         }
         Ok(Fitted {
-            json: fitted.request.to_json(),
+            json: result.request.to_json(),
             report,
             counter: counter.name,
             warning,

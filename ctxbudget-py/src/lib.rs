@@ -2,6 +2,10 @@
 //! Each file converts one concern's arguments, calls the library's public API with the
 //! GIL released, and converts back; `python/ctxbudget/__init__.py` re-exports it.
 
+// The doc comments of Python-facing items are Python docstrings (`>>>` examples,
+// `d["key"]`), not rustdoc; and PyO3 extracts arguments as owned values.
+#![allow(clippy::doc_link_with_quotes, clippy::needless_pass_by_value)]
+
 mod arrow;
 mod chat_trim;
 mod counter;

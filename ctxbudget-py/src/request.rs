@@ -297,7 +297,11 @@ impl PyFittedRequest {
     }
 
     fn __repr__(&self) -> String {
-        format!("FittedRequest(format={:?}, {} bytes)", self.format, self.json.len())
+        format!(
+            "FittedRequest(format={:?}, {} bytes)",
+            self.format,
+            self.json.len()
+        )
     }
 }
 
@@ -331,7 +335,10 @@ pub fn fit_spec(
                     "window=0 leaves no room: give the model's context window in tokens",
                 ));
             }
-            Some((window, output.unwrap_or(ctxbudget::request::DEFAULT_OUTPUT.min(window / 2))))
+            Some((
+                window,
+                output.unwrap_or(ctxbudget::request::DEFAULT_OUTPUT.min(window / 2)),
+            ))
         }
         (None, Some(_)) => {
             return Err(PyValueError::new_err(
@@ -498,22 +505,22 @@ pub fn count_request(
     let named = named_counter(py, model, encoding, tokenizer, counter)?;
     let format = format_arg(format)?;
     let body = body_text(body)?;
-    let counted = py
+    let result = py
         .detach(|| count_body(&body, format, named.as_ref()))
         .map_err(|e| request_error(&e))?;
     Ok(PyRequestCount {
-        tokens: counted.count.tokens,
-        fixed: counted.count.fixed,
-        messages: counted.count.messages,
-        assumptions: counted
+        tokens: result.count.tokens,
+        fixed: result.count.fixed,
+        messages: result.count.messages,
+        assumptions: result
             .count
             .assumptions
             .iter()
             .map(ToString::to_string)
             .collect(),
-        format: format_name(counted.format),
-        model: counted.model,
-        counter: counted.counter,
-        warning: counted.warning,
+        format: format_name(result.format),
+        model: result.model,
+        counter: result.counter,
+        warning: result.warning,
     })
 }

@@ -72,7 +72,10 @@ impl PyPrompt {
     /// What the context edits did for this prompt (`None` with edits off).
     #[getter]
     fn edits<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.edits.as_deref().map(|json| loads(py, json)).transpose()
+        self.edits
+            .as_deref()
+            .map(|json| loads(py, json))
+            .transpose()
     }
 
     /// Every field as a dict.
@@ -104,7 +107,7 @@ impl PyPrompt {
 ///
 /// >>> s = ctxbudget.ChatSession(2000, counter=ctxbudget.Counter.chars())
 /// >>> s.push({"role": "system", "content": "You are a coding agent."})
-/// 10
+/// 11
 /// >>> _ = s.push({"role": "user", "content": "Run the tests."})
 /// >>> s.prepare().tokens <= 2000
 /// True
@@ -187,7 +190,8 @@ impl PyChatSession {
     fn push(&mut self, py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<usize> {
         let message = message_arg(message)?;
         let inner = &mut self.inner;
-        py.detach(|| inner.push(message)).map_err(|e| session_error(&e))
+        py.detach(|| inner.push(message))
+            .map_err(|e| session_error(&e))
     }
 
     /// Adds messages in order; stops at the first refused one, with the ones before it
@@ -231,13 +235,15 @@ impl PyChatSession {
         .map_err(|e| session_error(&e))
     }
 
-    /// Every message pushed, as dicts.
+    /// The messages of the current prompt, as dicts: those the last `prepare` kept,
+    /// then the ones pushed since.
     #[getter]
     fn messages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         loads(py, &messages_json(self.inner.messages()))
     }
 
-    /// What all the messages pushed cost.
+    /// What the current prompt costs, reply priming included (over the limit when
+    /// the next `prepare` must move the cut).
     #[getter]
     fn tokens(&self) -> usize {
         self.inner.tokens()
@@ -278,6 +284,7 @@ impl PyChatSession {
         &self.counter
     }
 
+    /// The number of messages in the current prompt.
     fn __len__(&self) -> usize {
         self.inner.len()
     }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use ctxbudget::disclosure::disclose_within;
 use ctxbudget::select::{SelectOptions, select};
-use ctxbudget::trim::{Keep, TrimOptions, trim_with};
+use ctxbudget::trim::{Boundary, Keep, TrimOptions, trim_with};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -150,7 +150,7 @@ pub fn trim(
             trimmed.text().into_owned(),
             trimmed.tokens,
             trimmed.cut,
-            trimmed.boundary.map(|b| b.name()),
+            trimmed.boundary.map(Boundary::name),
         );
         (out, span)
     });
@@ -394,7 +394,7 @@ pub fn select_chunks(
                         c.text.to_owned(),
                         c.score,
                         c.tokens,
-                        c.cut.map(|b| b.name()),
+                        c.cut.map(Boundary::name),
                     )
                 })
                 .collect(),

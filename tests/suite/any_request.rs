@@ -12,18 +12,21 @@ const OPENAI: &str = include_str!("../fixtures/requests/openai/coding_session.js
 const ANTHROPIC: &str = include_str!("../fixtures/requests/anthropic/session.json");
 const RESPONSES: &str = include_str!("../fixtures/responses/agent_session.json");
 
+/// A fit's body, tokens after, messages dropped and kept.
+type Fit = (String, usize, usize, usize);
+
 /// What fitting `R` through its own type gives: the body and the report's figures.
 fn fit_own<R: WireRequest>(
     fitter: &RequestFitter<Tiktoken>,
     request: R,
     to_json: impl Fn(&R) -> String,
-) -> (String, usize, usize, usize) {
-    let fitted = fitter.fit(request).unwrap();
+) -> Fit {
+    let own = fitter.fit(request).unwrap();
     (
-        to_json(&fitted.request),
-        fitted.report.tokens_after,
-        fitted.report.dropped.len(),
-        fitted.report.kept,
+        to_json(&own.request),
+        own.report.tokens_after,
+        own.report.dropped.len(),
+        own.report.kept,
     )
 }
 
@@ -32,12 +35,18 @@ fn each_format_is_detected_fitted_and_counted_as_its_own_type() {
     let fitter = RequestFitter::new(Tiktoken::o200k_base())
         .with_max_input(8_000)
         .with_edits(Edits::default());
-    let cases: [(&str, RequestFormat, (String, usize, usize, usize), usize); 3] = [
+    let cases: [(&str, RequestFormat, Fit, usize); 3] = [
         (
             OPENAI,
             RequestFormat::OpenAiChat,
-            fit_own(&fitter, ChatRequest::from_json(OPENAI).unwrap(), ChatRequest::to_json),
-            fitter.count(&ChatRequest::from_json(OPENAI).unwrap()).tokens,
+            fit_own(
+                &fitter,
+                ChatRequest::from_json(OPENAI).unwrap(),
+                ChatRequest::to_json,
+            ),
+            fitter
+                .count(&ChatRequest::from_json(OPENAI).unwrap())
+                .tokens,
         ),
         (
             ANTHROPIC,
@@ -70,13 +79,13 @@ fn each_format_is_detected_fitted_and_counted_as_its_own_type() {
         assert!(any.validate().is_ok());
         assert!(any.message_count() > 20, "{format}");
         assert_eq!(fitter.count_any(&any).tokens, own_count, "{format}");
-        let fitted = fitter.fit_any(any).unwrap();
-        assert_eq!(fitted.request.format(), format);
+        let any_fit = fitter.fit_any(any).unwrap();
+        assert_eq!(any_fit.request.format(), format);
         let got = (
-            fitted.request.to_json(),
-            fitted.report.tokens_after,
-            fitted.report.dropped.len(),
-            fitted.report.kept,
+            any_fit.request.to_json(),
+            any_fit.report.tokens_after,
+            any_fit.report.dropped.len(),
+            any_fit.report.kept,
         );
         assert_eq!(got, own, "{format}");
         assert!(got.1 <= 8_000);

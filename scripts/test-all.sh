@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# All tests, Rust and Python: `cargo test --workspace`, then the Python package built
+# as a release wheel into a venv (target/py-venv, or $CTXBUDGET_VENV) with the pinned
+# test requirements, and pytest over ctxbudget-py/tests.
+#
+#   scripts/test-all.sh            # everything
+#   scripts/test-all.sh --python   # the Python half only
+#
+# Needs Rust and Python >= 3.9 with venv; pip fetches the pins of
+# ctxbudget-py/requirements-test.txt from PyPI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [[ "${1:-}" != "--python" ]]; then
+    cargo test --workspace
+fi
+
+venv="${CTXBUDGET_VENV:-target/py-venv}"
+python="${PYTHON:-python3}"
+if [[ ! -x "$venv/bin/python" ]]; then
+    "$python" -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+    -r ctxbudget-py/requirements-test.txt
+# The wheel, in release, with the pinned maturin (no isolated build environment, so
+# the build uses exactly the pins above) and the workspace's target/ (its
+# dependencies build once).
+rm -rf target/wheels
+(cd ctxbudget-py && ../"$venv"/bin/maturin build --release --quiet --out ../target/wheels \
+    --interpreter ../"$venv"/bin/python)
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall \
+    --no-deps target/wheels/ctxbudget-*.whl
+# From the tests' folder, so `import ctxbudget` is the installed wheel.
+cd ctxbudget-py/tests
+../../"$venv"/bin/python -m pytest -q -p no:cacheprovider .
