@@ -184,7 +184,7 @@ impl Outcome {
         }
     }
 
-    fn into_dict<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    fn into_dict(self, py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         let out = PyDict::new(py);
         out.set_item("kept", self.kept)?;
         out.set_item("tokens", self.tokens)?;
