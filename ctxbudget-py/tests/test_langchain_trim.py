@@ -411,3 +411,13 @@ def test_keep_latest_user():
     assert both(messages, max_tokens=20, token_counter="gpt-4o") == []
     with pytest.raises(ctxbudget.TrimError):
         trim_messages(messages, max_tokens=20, token_counter="gpt-4o", keep_latest_user=True)
+
+
+def test_docstring_examples():
+    import doctest
+
+    import ctxbudget.langchain
+
+    result = doctest.testmod(ctxbudget.langchain, verbose=False)
+    assert result.failed == 0
+    assert result.attempted >= 3

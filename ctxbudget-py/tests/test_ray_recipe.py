@@ -77,3 +77,17 @@ def test_ray_recipe_gives_what_one_process_gives(cluster):
         return sorted(zip(*columns), key=repr)
 
     assert rows(table) == rows(local)
+
+
+def test_workers_make_one_fitter_per_options():
+    import doctest
+
+    import ctxbudget.workers
+
+    before = workers.built()
+    first = workers.fitter(model=MODEL, max_input=123)
+    assert workers.fitter(max_input=123, model=MODEL) is first
+    assert workers.fitter(model=MODEL, max_input=124) is not first
+    assert workers.built() == before + 2
+    result = doctest.testmod(ctxbudget.workers, verbose=False)
+    assert result.failed == 0 and result.attempted >= 2
