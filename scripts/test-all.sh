@@ -11,8 +11,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# What each part costs, for the CI budget: printed at the end.
+timings=()
+lap() { timings+=("$(printf '%-36s %4d s' "$1" "$SECONDS")"); SECONDS=0; }
+SECONDS=0
+
 if [[ "${1:-}" != "--python" ]]; then
     cargo test --workspace
+    lap "cargo test --workspace"
 fi
 
 venv="${CTXBUDGET_VENV:-target/py-venv}"
@@ -22,6 +28,7 @@ if [[ ! -x "$venv/bin/python" ]]; then
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
     -r ctxbudget-py/requirements-test.txt
+lap "venv and requirements-test.txt"
 # The wheel, in release, with the pinned maturin (no isolated build environment, so
 # the build uses exactly the pins above) and the workspace's target/ (its
 # dependencies build once).
@@ -30,6 +37,9 @@ rm -rf target/wheels
     --interpreter ../"$venv"/bin/python)
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall \
     --no-deps target/wheels/ctxbudget-*.whl
+lap "release wheel (maturin) and install"
 # From the tests' folder, so `import ctxbudget` is the installed wheel.
+printf '%s\n' "${timings[@]}"
+# Last, so that pytest's summary (with its own time) closes the output.
 cd ctxbudget-py/tests
 ../../"$venv"/bin/python -m pytest -q -p no:cacheprovider .

@@ -14,7 +14,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, StructArray, make_array};
 use arrow_pyarrow::{FromPyArrow, ToPyArrow};
 use arrow_schema::{DataType, Field, Fields};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::counter::{PyCounter, choose_counter};
@@ -80,10 +80,19 @@ fn thread_count(threads: Option<usize>) -> PyResult<usize> {
 }
 
 /// `work(i)` for each row `0..rows`, on `threads` threads, results in row order.
-fn parallel<T: Send>(rows: usize, threads: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
+///
+/// # Errors
+///
+/// A worker that panicked (the engine does not, on any input): its rows are lost, so
+/// the batch is an error rather than a result with rows missing.
+fn parallel<T: Send>(
+    rows: usize,
+    threads: usize,
+    work: impl Fn(usize) -> T + Sync,
+) -> PyResult<Vec<T>> {
     let threads = threads.min(rows.div_ceil(BLOCK)).max(1);
     if threads == 1 {
-        return (0..rows).map(work).collect();
+        return Ok((0..rows).map(work).collect());
     }
     let next = AtomicUsize::new(0);
     let mut blocks: Vec<(usize, Vec<T>)> = std::thread::scope(|scope| {
@@ -102,13 +111,16 @@ fn parallel<T: Send>(rows: usize, threads: usize, work: impl Fn(usize) -> T + Sy
                 })
             })
             .collect();
-        workers
-            .into_iter()
-            .flat_map(|worker| worker.join().unwrap_or_default())
-            .collect()
-    });
+        let mut blocks = Vec::new();
+        for worker in workers {
+            blocks.extend(worker.join().map_err(|_| {
+                PyRuntimeError::new_err("a worker thread of the batch failed; no result")
+            })?);
+        }
+        Ok::<_, PyErr>(blocks)
+    })?;
     blocks.sort_unstable_by_key(|(start, _)| *start);
-    blocks.into_iter().flat_map(|(_, rows)| rows).collect()
+    Ok(blocks.into_iter().flat_map(|(_, rows)| rows).collect())
 }
 
 /// The fields of the `StructArray` a batch fit returns.
@@ -223,7 +235,7 @@ impl PyRequestBatchFitter {
             let strings = Strings::of(array.as_ref())?;
             let results = parallel(strings.len(), threads, |i| {
                 strings.get(i).map(|body| spec.fit_body(body))
-            });
+            })?;
             Ok(fit_struct(&results))
         })?;
         result.into_data().to_pyarrow(py)
@@ -260,7 +272,7 @@ pub fn count_texts<'py>(
         let strings = Strings::of(array.as_ref())?;
         let counts = parallel(strings.len(), threads, |i| {
             strings.get(i).map(|text| counter.inner.count(text) as u64)
-        });
+        })?;
         Ok(counts.into_iter().collect())
     })?;
     counts.into_data().to_pyarrow(py)

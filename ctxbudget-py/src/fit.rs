@@ -2,8 +2,11 @@
 //! counter and which limit a body is fitted with, and the report as JSON. Everything
 //! here runs without the GIL, on any thread.
 
+use std::collections::HashMap;
+use std::sync::RwLock;
+
 use ctxbudget::chat::edit::Edits;
-use ctxbudget::models::Model;
+use ctxbudget::models::{MAX_NAME_BYTES, Model};
 use ctxbudget::request::{
     AnyRequest, InputLimit, OutputReservation, RequestCount, RequestError, RequestFitter,
     RequestFormat, RequestReport,
@@ -60,25 +63,40 @@ pub fn parse_format(name: &str) -> Option<RequestFormat> {
     })
 }
 
+/// Distinct body models whose counters a [`FitSpec`] remembers (the rest are looked
+/// up for each body).
+const REMEMBERED_MODELS: usize = 64;
+
+/// What a body's `model` chooses: the catalogue's model, the counter and the warning
+/// of [`counter_for_body`].
+#[derive(Debug, Clone)]
+struct Chosen {
+    model: Option<&'static Model>,
+    counter: PyCounter,
+    warning: Option<String>,
+}
+
 /// How to fit request bodies: made once (per call, per batch fitter, per worker),
 /// used on any thread.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct FitSpec {
     /// The counter named by the caller; `None`: each body's model's own.
-    pub counter: Option<PyCounter>,
+    counter: Option<PyCounter>,
     /// `model=`: its window (less the output reserved) and its prices.
-    pub model: Option<&'static Model>,
+    model: Option<&'static Model>,
     /// `max_input=`: at most this many input tokens.
-    pub max_input: Option<usize>,
+    max_input: Option<usize>,
     /// `window=` and `output=`: a window of this many tokens, of which the body's
     /// output limit (or `output`) is reserved.
-    pub window: Option<(usize, usize)>,
+    window: Option<(usize, usize)>,
     /// The context edits made before whole messages are dropped.
-    pub edits: Edits,
+    edits: Edits,
     /// The wire format, when the caller names it; else detected from each body.
-    pub format: Option<RequestFormat>,
+    format: Option<RequestFormat>,
     /// Count the dropped messages too, so the report gives `tokens_before`.
-    pub count_dropped: bool,
+    count_dropped: bool,
+    /// What each body model chose, read by every thread for every body.
+    chosen: RwLock<HashMap<String, Chosen>>,
 }
 
 /// A body fitted.
@@ -148,6 +166,50 @@ pub fn counter_for_body(
 }
 
 impl FitSpec {
+    /// The options, loaded.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        counter: Option<PyCounter>,
+        model: Option<&'static Model>,
+        max_input: Option<usize>,
+        window: Option<(usize, usize)>,
+        edits: Edits,
+        format: Option<RequestFormat>,
+        count_dropped: bool,
+    ) -> Self {
+        FitSpec {
+            counter,
+            model,
+            max_input,
+            window,
+            edits,
+            format,
+            count_dropped,
+            chosen: RwLock::new(HashMap::new()),
+        }
+    }
+
+    /// The catalogue's model, the counter and the warning for a body whose `model` is
+    /// `name`; remembered for the first [`REMEMBERED_MODELS`] names.
+    fn choose(&self, name: Option<&str>) -> Chosen {
+        let key = name.unwrap_or_default();
+        if let Some(chosen) = self.chosen.read().ok().and_then(|m| m.get(key).cloned()) {
+            return chosen;
+        }
+        let (counter, warning) = counter_for_body(self.counter.as_ref(), name);
+        let chosen = Chosen {
+            model: name.and_then(|name| Model::lookup(name).ok()),
+            counter,
+            warning,
+        };
+        if let Ok(mut known) = self.chosen.write() {
+            if known.len() < REMEMBERED_MODELS && key.len() <= MAX_NAME_BYTES {
+                known.insert(key.to_owned(), chosen.clone());
+            }
+        }
+        chosen
+    }
+
     /// Reads `body` and fits it.
     ///
     /// # Errors
@@ -156,8 +218,11 @@ impl FitSpec {
     /// the limit.
     pub fn fit_body(&self, body: &str) -> Result<Fitted, FitFailure> {
         let request = AnyRequest::from_json(body, self.format)?;
-        let body_model = request.model().and_then(|name| Model::lookup(name).ok());
-        let (counter, warning) = counter_for_body(self.counter.as_ref(), request.model());
+        let Chosen {
+            model: body_model,
+            counter,
+            warning,
+        } = self.choose(request.model());
         let mut fitter = RequestFitter::new(counter.inner.clone())
             .with_count_dropped(self.count_dropped)
             .with_edits(self.edits.clone());

@@ -201,73 +201,102 @@ pub fn body_text(body: &Bound<'_, PyAny>) -> PyResult<String> {
 #[pyclass(name = "Report", module = "ctxbudget", frozen)]
 #[derive(Debug)]
 pub struct PyReport {
-    json: String,
-    #[pyo3(get)]
-    tokens_before: Option<usize>,
-    #[pyo3(get)]
-    tokens_after: usize,
-    /// How many messages were dropped.
-    #[pyo3(get)]
-    dropped: usize,
-    #[pyo3(get)]
-    limit: usize,
-    #[pyo3(get)]
-    kept: usize,
-    #[pyo3(get)]
-    output_reserved: usize,
-    #[pyo3(get)]
-    exactness: &'static str,
-    #[pyo3(get)]
-    counter: String,
-    #[pyo3(get)]
-    warnings: Vec<String>,
+    /// The fit, its body taken out (`FittedRequest` holds it).
+    fitted: Fitted,
 }
 
 impl PyReport {
-    pub fn of(fitted: &Fitted) -> Self {
-        let report = &fitted.report;
-        PyReport {
-            json: report_json(fitted).to_string(),
-            tokens_before: report.tokens_before,
-            tokens_after: report.tokens_after,
-            dropped: report.dropped.len(),
-            limit: report.limit,
-            kept: report.kept,
-            output_reserved: report.output_reserved,
-            exactness: report.exactness.as_str(),
-            counter: fitted.counter.clone(),
-            warnings: fitted.warning.iter().cloned().collect(),
-        }
+    /// The report of `fitted`, and the fitted body.
+    pub fn of(mut fitted: Fitted) -> (Self, String) {
+        let json = std::mem::take(&mut fitted.json);
+        (PyReport { fitted }, json)
     }
 }
 
 #[pymethods]
 impl PyReport {
+    /// The input tokens of the request as it came in; `None` when messages were
+    /// dropped uncounted (pass `count_dropped=True` to count them).
+    #[getter]
+    fn tokens_before(&self) -> Option<usize> {
+        self.fitted.report.tokens_before
+    }
+
+    /// The input tokens of the fitted request.
+    #[getter]
+    fn tokens_after(&self) -> usize {
+        self.fitted.report.tokens_after
+    }
+
+    /// How many messages were dropped.
+    #[getter]
+    fn dropped(&self) -> usize {
+        self.fitted.report.dropped.len()
+    }
+
+    /// The input limit the request was fitted to.
+    #[getter]
+    fn limit(&self) -> usize {
+        self.fitted.report.limit
+    }
+
+    /// How many messages were kept.
+    #[getter]
+    fn kept(&self) -> usize {
+        self.fitted.report.kept
+    }
+
+    /// The output reserved from the window.
+    #[getter]
+    fn output_reserved(&self) -> usize {
+        self.fitted.report.output_reserved
+    }
+
+    /// `"exact"`, `"upper estimate"`, `"estimate"` or `"unknown"`.
+    #[getter]
+    fn exactness(&self) -> &'static str {
+        self.fitted.report.exactness.as_str()
+    }
+
+    /// The counter's name.
+    #[getter]
+    fn counter(&self) -> &str {
+        &self.fitted.counter
+    }
+
+    /// Why the counts are not exact for the body's model, when they are not.
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.fitted.warning.iter().cloned().collect()
+    }
+
     /// Whether the fitted request is within the limit (always, for a returned fit).
     #[getter]
     fn fits(&self) -> bool {
-        self.tokens_after <= self.limit
+        self.fitted.report.tokens_after <= self.fitted.report.limit
     }
 
     /// Whether any message was dropped.
     #[getter]
     fn trimmed(&self) -> bool {
-        self.dropped > 0
+        self.fitted.report.trimmed()
     }
 
     /// The whole report as a dict.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        loads(py, &self.json)
+        loads(py, &report_json(&self.fitted).to_string())
     }
 
     fn __repr__(&self) -> String {
+        let report = &self.fitted.report;
         format!(
             "Report(tokens_before={}, tokens_after={}, dropped={}, limit={})",
-            self.tokens_before
+            report
+                .tokens_before
                 .map_or_else(|| "None".to_owned(), |t| t.to_string()),
-            self.tokens_after,
-            self.dropped,
-            self.limit
+            report.tokens_after,
+            report.dropped.len(),
+            report.limit
         )
     }
 }
@@ -347,15 +376,15 @@ pub fn fit_spec(
         }
         (None, None) => None,
     };
-    Ok(FitSpec {
-        counter: named,
-        model: model_ref,
+    Ok(FitSpec::new(
+        named,
+        model_ref,
         max_input,
         window,
-        edits: edits_arg(edits)?,
-        format: format_arg(format)?,
+        edits_arg(edits)?,
+        format_arg(format)?,
         count_dropped,
-    })
+    ))
 }
 
 /// The exception of a failed fit.
@@ -421,10 +450,12 @@ pub fn fit_request(
     )?;
     let body = body_text(body)?;
     let fitted = py.detach(|| spec.fit_body(&body)).map_err(fit_error)?;
+    let format = format_name(fitted.report.format);
+    let (report, json) = PyReport::of(fitted);
     Ok(PyFittedRequest {
-        report: Py::new(py, PyReport::of(&fitted))?,
-        format: format_name(fitted.report.format),
-        json: fitted.json,
+        report: Py::new(py, report)?,
+        format,
+        json,
     })
 }
 

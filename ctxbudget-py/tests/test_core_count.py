@@ -1,7 +1,9 @@
 """Counting: ctxbudget.count, Counter and its constructors, and bad input."""
 
 import json
+import sys
 import threading
+import time
 
 import pytest
 
@@ -136,3 +138,27 @@ def test_long_and_odd_texts_count():
     assert counter.count("a" * 1_000_000) > 0
     assert counter.count("\x00\x01\x02") > 0
     assert counter.count("👨\u200d👩\u200d👧" * 1000) > 0
+
+
+def test_counting_releases_the_gil():
+    """While one thread counts in Rust, another runs Python code. With a switch
+    interval of an hour, the interpreter never takes the GIL from a thread: the main
+    thread can run during the count only if the count released it, and without that
+    it would first run once the worker had ended (spins == 0)."""
+    counter = Counter.encoding("o200k_base")
+    texts = ["Counting releases the GIL. " * 4_000] * 200  # 22 MB: long enough to be seen
+    started = threading.Event()
+    spins = 0
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(3_600)
+    try:
+        worker = threading.Thread(target=lambda: (started.set(), counter.count_many(texts)))
+        worker.start()
+        started.wait()
+        while worker.is_alive():
+            spins += 1
+            time.sleep(0)  # lets the worker take the GIL back when its count is done
+        worker.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert spins > 0

@@ -13,6 +13,9 @@ use crate::count::TokenCounter;
 /// A request body of any wire format ctxbudget reads, told apart by
 /// [`detect_format`] or named by the caller.
 ///
+/// A new wire format gets a variant here and an arm in [`from_json`](Self::from_json),
+/// [`format`](Self::format) and the `each!` macro; the compiler lists them.
+///
 /// [`RequestFitter::fit_any`] and [`RequestFitter::count_any`] fit and count it as
 /// [`fit`](RequestFitter::fit) and [`count`](RequestFitter::count) do its format's own
 /// type, so code that takes bodies of every format needs no `match` of its own.
