@@ -421,3 +421,18 @@ def test_docstring_examples():
     result = doctest.testmod(ctxbudget.langchain, verbose=False)
     assert result.failed == 0
     assert result.attempted >= 3
+
+
+def test_hostile_numbers_are_clear_errors_or_clamped():
+    messages = messages_to_trim()
+    # A budget past any count keeps everything.
+    assert both(messages, max_tokens=10**40, token_counter=dummy_token_counter) == messages
+    assert both(messages, max_tokens=10**40, token_counter="gpt-4o") == messages
+    # Floats are rounded up, negative counts are 0.
+    halves = lambda msgs: 4.5 * len(msgs)  # noqa: E731
+    assert both(messages, max_tokens=10, token_counter=halves) == messages[-2:]
+    assert both(messages, max_tokens=0, token_counter=lambda msgs: -5) == messages
+    with pytest.raises(ValueError):
+        trim_messages(messages, max_tokens=10, token_counter=lambda msgs: float("nan"))
+    with pytest.raises(TypeError):
+        trim_messages(messages, max_tokens=10, token_counter=lambda msgs: "ten")

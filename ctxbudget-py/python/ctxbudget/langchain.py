@@ -51,6 +51,8 @@ from __future__ import annotations
 
 import inspect
 import json
+import math
+import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _ctxbudget
@@ -243,6 +245,8 @@ def trim_messages(
     messages = lc.convert_to_messages(messages)
     if not messages:
         return []
+    # A budget past what the engine can count is no limit at all.
+    limit = min(max_tokens, sys.maxsize)
     start_roles = _roles("start_on", start_on, lc)
     end_roles = _roles("end_on", end_on, lc)
     list_counter = _list_counter(token_counter, lc)
@@ -271,7 +275,7 @@ def trim_messages(
             options["model"] = model
         else:
             options["counter"] = counter
-        outcome = _ctxbudget.trim_chat(payload, max_tokens, **options)
+        outcome = _ctxbudget.trim_chat(payload, limit, **options)
         return _result(messages, groups, outcome)
 
     costs = [0] * len(openai)
@@ -279,9 +283,9 @@ def trim_messages(
     for position, index in enumerate(groups):
         first_of.setdefault(index, position)
     for index, message in enumerate(messages):
-        costs[first_of[index]] = int(list_counter([message]))
+        costs[first_of[index]] = _tokens(list_counter([message]))
     try:
-        priming = max(0, int(list_counter([])))
+        priming = _tokens(list_counter([]))
     except Exception:  # noqa: BLE001 - a counter may refuse an empty list
         priming = 0
 
@@ -289,10 +293,10 @@ def trim_messages(
         """What a message costs with only the characters `start..end` of its text
         (as `_cut` would send it)."""
         if position < 0:
-            return int(list_counter([lc.HumanMessage(content=text)]))
-        return int(list_counter([_cut(messages[groups[position]], start, end)]))
+            return _tokens(list_counter([lc.HumanMessage(content=text)]))
+        return _tokens(list_counter([_cut(messages[groups[position]], start, end)]))
 
-    budget = max_tokens
+    budget = limit
     for _ in range(_MAX_RECOUNTS + 1):
         outcome = _ctxbudget.trim_chat(
             payload,
@@ -303,11 +307,18 @@ def trim_messages(
             **options,
         )
         kept = _result(messages, groups, outcome)
-        total = int(list_counter(kept)) if kept else 0
+        total = _tokens(list_counter(kept)) if kept else 0
         if total <= max_tokens or budget == 0:
             return kept
         budget = max(0, budget - (total - max_tokens))
     return kept
+
+
+def _tokens(count: Any) -> int:
+    """A counter's answer as tokens: rounded up, 0 at least, at most what the engine
+    counts (a float, a NaN or a negative number from a callable counter)."""
+    tokens = math.ceil(count)
+    return min(max(0, tokens), sys.maxsize)
 
 
 def _result(messages: Sequence[Any], groups: List[int], outcome: dict) -> List[Any]:
