@@ -7,6 +7,7 @@
 #![allow(clippy::doc_link_with_quotes, clippy::needless_pass_by_value)]
 
 mod arrow;
+mod chat_trim;
 mod counter;
 mod errors;
 mod fit;
@@ -41,6 +42,7 @@ fn _ctxbudget(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<session::PyPrompt>()?;
     m.add_class::<arrow::PyRequestBatchFitter>()?;
     m.add_function(wrap_pyfunction!(arrow::count_texts, m)?)?;
+    m.add_function(wrap_pyfunction!(chat_trim::trim_chat, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -19,6 +19,7 @@ mod budget_shares;
 mod calibration;
 mod chat;
 mod chat_langchain;
+mod chat_precounted;
 mod chat_session;
 mod claude;
 mod client_types;

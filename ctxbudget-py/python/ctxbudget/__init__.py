@@ -39,6 +39,7 @@ from ctxbudget._ctxbudget import (
     fit_request,
     select,
     trim,
+    trim_chat,
 )
 
 __all__ = [
@@ -67,4 +68,5 @@ __all__ = [
     "fit_request",
     "select",
     "trim",
+    "trim_chat",
 ]

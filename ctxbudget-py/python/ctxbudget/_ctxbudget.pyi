@@ -1,7 +1,7 @@
 """Type stubs of the native module ``ctxbudget._ctxbudget`` (import ``ctxbudget``)."""
 
 from os import PathLike
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 __version__: str
 
@@ -347,3 +347,22 @@ def count_texts(
     counter: Optional[Counter] = None,
     threads: Optional[int] = None,
 ) -> Any: ...
+
+def trim_chat(
+    messages: Union[str, List[Dict[str, Any]]],
+    max_tokens: int,
+    *,
+    costs: Optional[List[int]] = None,
+    priming: int = 0,
+    piece_counter: Optional[Callable[[int, int, int, str], int]] = None,
+    counter: Optional[Counter] = None,
+    model: Optional[str] = None,
+    encoding: Optional[str] = None,
+    tokenizer: Optional[_Path] = None,
+    strategy: str = "last",
+    include_system: bool = True,
+    keep_latest_user: bool = True,
+    start_on: List[str] = ...,
+    end_on: List[str] = ...,
+    allow_partial: bool = False,
+) -> Dict[str, Any]: ...

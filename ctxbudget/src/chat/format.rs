@@ -48,6 +48,9 @@ enum Layout {
     /// Anthropic's: system text is the request's top-level `system`, and a tool
     /// result is a `tool_result` block of a user message.
     SystemAndResultBlocks,
+    /// Each message's [`content_tokens`](ChatMessage::content_tokens) is its whole
+    /// cost: nothing else of it is counted.
+    Precounted,
 }
 
 impl Default for ChatFormat {
@@ -123,6 +126,49 @@ impl ChatFormat {
             tokens_per_tool_call: 0,
             reply_priming: 0,
             layout: Layout::Messages,
+        }
+    }
+
+    /// For messages that are counted whole by the caller: a message costs exactly
+    /// what its [`content_tokens`](ChatMessage::content_tokens) says, and nothing
+    /// of it is counted besides (not its role, name or tool calls), nor added per
+    /// request until [`with_reply_priming`](ChatFormat::with_reply_priming) says so.
+    ///
+    /// This is how a counter of whole messages fits a trim: LangChain's
+    /// `token_counter`, or costs a provider reported. Have your message type return
+    /// its known cost from `content_tokens`; the counter given to
+    /// [`ChatTrimmer`](super::ChatTrimmer) then only counts the pieces of a message
+    /// kept in part ([`with_allow_partial`](super::ChatTrimmer::with_allow_partial)),
+    /// which costs what its kept text counts. The `with_tokens_per_*` settings are
+    /// ignored in this format.
+    ///
+    /// ```
+    /// use ctxbudget::chat::{ChatFormat, ChatMessage, Role};
+    ///
+    /// /// A message whose cost was counted elsewhere, role and framing included.
+    /// struct Counted { text: &'static str, cost: usize }
+    ///
+    /// impl ChatMessage for Counted {
+    ///     fn role(&self) -> Role { Role::User }
+    ///     fn content(&self) -> &str { self.text }
+    ///     fn content_tokens<C: ctxbudget::TokenCounter + ?Sized>(&self, _: &C) -> usize {
+    ///         self.cost
+    ///     }
+    /// }
+    ///
+    /// let words = |t: &str| t.split_whitespace().count();
+    /// let chat = [Counted { text: "hello there", cost: 10 }];
+    /// let format = ChatFormat::precounted().with_reply_priming(2);
+    /// assert_eq!(format.message_overhead(&words, &chat[0]), 0);
+    /// assert_eq!(format.count_messages(&words, &chat), 12);
+    /// ```
+    pub const fn precounted() -> Self {
+        Self {
+            tokens_per_message: 0,
+            tokens_per_name: 0,
+            tokens_per_tool_call: 0,
+            reply_priming: 0,
+            layout: Layout::Precounted,
         }
     }
 
@@ -203,6 +249,9 @@ impl ChatFormat {
         C: TokenCounter + ?Sized,
         M: ChatMessage + ?Sized,
     {
+        if self.layout == Layout::Precounted {
+            return 0;
+        }
         let role = message.role();
         let mut tokens = match (self.layout, role) {
             // Joined to the top-level system text by a blank line.
@@ -226,7 +275,7 @@ impl ChatFormat {
                 .saturating_add(self.tokens_per_tool_call)
                 .saturating_add(counter.count(call.name))
                 .saturating_add(match self.layout {
-                    Layout::Messages => counter.count(call.arguments),
+                    Layout::Messages | Layout::Precounted => counter.count(call.arguments),
                     Layout::SystemAndResultBlocks => {
                         counter.count(&anthropic_tool_input(call.arguments))
                     }
@@ -243,7 +292,7 @@ impl ChatFormat {
             Layout::Messages => self
                 .tokens_per_message
                 .saturating_add(counter.count(Role::System.as_str())),
-            Layout::SystemAndResultBlocks => 0,
+            Layout::SystemAndResultBlocks | Layout::Precounted => 0,
         }
     }
 
