@@ -6,7 +6,8 @@
 #   scripts/test-all.sh            # everything
 #   scripts/test-all.sh --python   # the Python half only
 #
-# Needs Rust and Python >= 3.9 with venv; pip fetches the pins of
+# Needs Rust and Python >= 3.9; installs python3-venv and Java 17 (Spark's tests) from
+# Debian when they are missing; pip fetches the pins of
 # ctxbudget-py/requirements-test.txt from PyPI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,25 @@ SECONDS=0
 if [[ "${1:-}" != "--python" ]]; then
     cargo test --workspace
     lap "cargo test --workspace"
+fi
+
+# What the Python half needs beyond Python: venv (Debian splits it out) and a Java 17
+# runtime for the Spark recipe's local JVM, installed from Debian when missing.
+debian_install() {
+    if [[ $(id -u) -eq 0 ]]; then
+        apt-get update -qq && apt-get install -y -qq "$@"
+    elif command -v sudo >/dev/null; then
+        sudo apt-get update -qq && sudo apt-get install -y -qq "$@"
+    else
+        echo "scripts/test-all.sh: the Python tests need $*; install it and run again" >&2
+        exit 1
+    fi
+}
+if ! "${PYTHON:-python3}" -c 'import ensurepip, venv' 2>/dev/null; then
+    debian_install python3-venv
+fi
+if ! command -v java >/dev/null; then
+    debian_install openjdk-17-jre-headless
 fi
 
 venv="${CTXBUDGET_VENV:-target/py-venv}"
