@@ -24,10 +24,7 @@ pinned test requirements installed (see docs/python-ray-spark.md):
 """
 
 import argparse
-import json
 import os
-import random
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -46,77 +43,22 @@ parser.add_argument("--lines", type=int, default=100_000, help="requests of the 
 parser.add_argument("--vocab", help="a local o200k_base.tiktoken file")
 args = parser.parse_args()
 
-# batch_fit.py reads its arguments when imported: give it harmless ones, then use
-# its `fit` (LangChain's trim_messages with the tiktoken cookbook counter).
-_argv = sys.argv
-sys.argv = ["batch_fit.py", "--max-input", "1", "-i", os.devnull, "-o", os.devnull]
-if args.vocab:
-    sys.argv += ["--vocab", args.vocab]
-import batch_fit  # noqa: E402
-
-sys.argv = _argv
-
 import ctxbudget  # noqa: E402
 import datasets  # noqa: E402
-from langchain_core.messages import (  # noqa: E402
-    AIMessage,
-    HumanMessage,
-    SystemMessage,
-    ToolMessage,
-    convert_to_openai_messages,
-)
+from harness import Timed, import_batch_fit, measure  # noqa: E402
+from sessions import agent_bodies  # noqa: E402
+
+batch_fit = import_batch_fit(args.vocab)
 
 SMALL_LIMIT = 1_700
 LARGE_LIMIT = 8_000
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {
-                "type": "object",
-                "properties": {"path": {"type": "string", "description": "A path in the repository."}},
-                "required": ["path"],
-            },
-        },
-    }
-    for name, description in [
-        ("read_file", "Read a file of the repository."),
-        ("search", "Search the repository for a pattern."),
-        ("list_dir", "List a directory."),
-    ]
-]
 
 
-def large_bodies(count: int, size: int = 50_000) -> list:
-    """Tool-heavy requests of about `size` bytes, made as LangChain messages and
-    written by LangChain's OpenAI serializer."""
-    fixtures = ROOT / "tests" / "fixtures"
-    texts = [(fixtures / name).read_text(encoding="utf-8") for name in ("code.txt", "markdown.md", "prose.txt")]
-    rng = random.Random(0x50CB)
-    bodies = []
-    for n in range(count):
-        messages = [
-            SystemMessage("You are a coding agent. Use the tools; answer briefly."),
-            HumanMessage(f"Task {n}: find where the budget is checked and explain it."),
-        ]
-        call = 0
-        while len(json.dumps(convert_to_openai_messages(messages))) < size:
-            calls = []
-            for _ in range(rng.randint(1, 3)):
-                call += 1
-                calls.append({"name": "read_file", "args": {"path": f"src/file_{call}.rs"}, "id": f"call_{n}_{call}"})
-            messages.append(AIMessage("Reading the files.", tool_calls=calls))
-            for c in calls:
-                text = rng.choice(texts)
-                start = rng.randrange(0, max(1, len(text) - 6_000))
-                messages.append(ToolMessage(text[start : start + rng.randint(1_500, 6_000)], tool_call_id=c["id"]))
-            messages.append(AIMessage(f"Read {len(calls)} files; looking further."))
-        messages.append(HumanMessage("Now summarise what you found."))
-        body = {"model": "gpt-4o", "messages": convert_to_openai_messages(messages), "tools": TOOLS}
-        bodies.append(json.dumps(body, ensure_ascii=False, separators=(",", ":")))
-    return bodies
+def large_bodies(count: int) -> list:
+    """Tool-heavy requests of about 50 KB (tool results of 1,500 to 6,000
+    characters), made as LangChain messages and written by LangChain's OpenAI
+    serializer."""
+    return agent_bodies(count)
 
 
 def run_ctxbudget(bodies, limit):
@@ -136,33 +78,6 @@ def run_langchain(bodies, limit):
         _, outcome = batch_fit.fit(body, limit)
         out[outcome] = out.get(outcome, 0) + 1
     return out
-
-
-class Timed:
-    """A contender's outcome with the time of its job alone (not its set-up)."""
-
-    def __init__(self, outcome, seconds):
-        self.outcome, self.seconds = outcome, seconds
-
-
-def measure(contenders, rounds):
-    """{name: [seconds per round]}, contenders in a new random order each round,
-    after one warm-up round whose outcomes are printed."""
-    times = {name: [] for name in contenders}
-    order = list(contenders)
-    for round_ in range(rounds + 1):
-        random.shuffle(order)
-        for name in order:
-            started = time.perf_counter()
-            outcome = contenders[name]()
-            elapsed = time.perf_counter() - started
-            if isinstance(outcome, Timed):
-                outcome, elapsed = outcome.outcome, outcome.seconds
-            if round_ == 0:
-                print(f"  warm-up {name}: {outcome} in {elapsed:.2f} s", file=sys.stderr)
-            else:
-                times[name].append(elapsed)
-    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def fit_vs_langchain():
