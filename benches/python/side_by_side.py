@@ -7,8 +7,9 @@ The bodies: tool-heavy agent sessions of about 50 KB (some 10,000 `o200k_base`
 tokens) made as LangChain messages and written by LangChain's own OpenAI serializer
 (`sessions.py`), one set with small tool results (100 to 800 characters, many
 messages) and one with large ones (1,500 to 6,000 characters); a new user
-instruction every few rounds. The limits keep 10%, 40% and 90% of a set's median
-request (ctxbudget's count, tools included).
+instruction every few rounds. The limits are the lowest at which ctxbudget keeps
+10%, 40% and 90% of a request's tokens on average (its count, tools included;
+found by bisection before the timing).
 
 The contenders, each producing the fitted body as JSON text:
 
@@ -201,6 +202,27 @@ def run_floor(bodies):
     return {"tokens": sum(floor_count(body) for body in bodies)}
 
 
+def kept_share(limit, array, before):
+    """The mean share of its tokens a request keeps when ctxbudget fits it to `limit`."""
+    fitter = RequestBatchFitter(model=MODEL, max_input=limit, threads=1)
+    kept = fitter.fit(array).field("input_tokens").to_pylist()
+    return sum(k / b for k, b in zip(kept, before)) / len(before)
+
+
+def limit_keeping(share, array, before):
+    """(limit, share kept): the lowest limit at which ctxbudget keeps `share` of the
+    tokens on average (a fit keeps whole turns, so a limit of 40% of a request keeps
+    less than 40% of it)."""
+    low, high = 1, max(before)
+    while low < high:
+        middle = (low + high) // 2
+        if kept_share(middle, array, before) >= share:
+            high = middle
+        else:
+            low = middle + 1
+    return low, kept_share(low, array, before)
+
+
 def main():
     keeps = [float(k) for k in args.keep.split(",")]
     sets = {}
@@ -227,14 +249,12 @@ def main():
     for name, s in sets.items():
         bodies = s["bodies"]
         contenders[(name, None, "floor")] = lambda bodies=bodies: run_floor(bodies)
+        before = [ctxbudget.count_request(b, model=MODEL).tokens for b in bodies]
         for keep in keeps:
-            limit = round(keep * s["median"])
+            limit, s[keep] = limit_keeping(keep, s["array"], before)
             cells.append((name, keep, limit))
             one = RequestBatchFitter(model=MODEL, max_input=limit, threads=1)
             two = RequestBatchFitter(model=MODEL, max_input=limit, threads=2)
-            kept = one.fit(s["array"]).field("input_tokens").to_pylist()
-            before = [ctxbudget.count_request(b, model=MODEL).tokens for b in bodies]
-            s[keep] = sum(k / b for k, b in zip(kept, before)) / len(bodies)
             cell = (name, keep)
             contenders[cell + ("fit_request",)] = lambda b=bodies, l=limit: run_fit_request(b, l)
             contenders[cell + ("arrow 1t",)] = lambda f=one, a=s["array"]: run_arrow(f, a)
@@ -263,7 +283,7 @@ def main():
     print(f"\nCPython {sys.version.split()[0]}, {versions}; "
           f"{args.count} requests a set, {args.rounds} rounds; load average "
           f"{loads[0][0]:.2f} before, {loads[1][0]:.2f} after ({loads[1][2]:.2f} over 15 min)\n")
-    print("| set, limit (kept) | fit_request | arrow 1t | arrow 2t | cli 1t | cli 2t "
+    print("| set, limit (share kept) | fit_request | arrow 1t | arrow 2t | cli 1t | cli 2t "
           "| LangChain | LiteLLM | floor |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name, keep, limit in cells:
