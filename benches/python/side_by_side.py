@@ -68,6 +68,9 @@ parser.add_argument("--keep", default="0.1,0.4,0.9", help="fractions of the medi
 parser.add_argument("--cli", default=str(ROOT / "target" / "release" / "ctxbudget"), help="the ctxbudget binary")
 parser.add_argument("--sets", default="small,large", help="small (tool results), large, or both")
 parser.add_argument("--vocab", help="a local o200k_base.tiktoken file")
+parser.add_argument("--write", metavar="DIR",
+                    help="only write each set's bodies (SET.jsonl) and limits (SET.limits) to DIR, "
+                         "for instructions.sh, and time nothing")
 args = parser.parse_args()
 
 # No download of LiteLLM's price list at import.
@@ -223,6 +226,20 @@ def limit_keeping(share, array, before):
     return low, kept_share(low, array, before)
 
 
+def write(folder, sets, keeps):
+    """Each set's bodies, one per line, and its limits, one per line, in `folder`."""
+    os.makedirs(folder, exist_ok=True)
+    for name, s in sets.items():
+        with open(os.path.join(folder, f"{name}.jsonl"), "w", encoding="utf-8") as file:
+            file.writelines(b + "\n" for b in s["bodies"])
+        before = [ctxbudget.count_request(b, model=MODEL).tokens for b in s["bodies"]]
+        with open(os.path.join(folder, f"{name}.limits"), "w", encoding="utf-8") as file:
+            for keep in keeps:
+                limit, kept = limit_keeping(keep, s["array"], before)
+                file.write(f"{limit} {kept:.3f}\n")
+        print(f"wrote {folder}/{name}.jsonl and {name}.limits", file=sys.stderr)
+
+
 def main():
     keeps = [float(k) for k in args.keep.split(",")]
     sets = {}
@@ -242,6 +259,9 @@ def main():
               f"and {sets[name]['median']:,} tokens (median; {tokens[0]:,} to {tokens[-1]:,}) each",
               file=sys.stderr)
 
+    if args.write:
+        write(args.write, sets, keeps)
+        return
     empty = os.path.join(workdir, "empty.jsonl")
     open(empty, "w").close()
     contenders = {("cli", None, "start"): lambda: run_cli(empty, 1_000, 1)}
