@@ -310,7 +310,7 @@ def main():
         s = sets[name]
         whos = ["fit_request", "arrow 1t", "arrow 2t", "cli 1t", "cli 2t", "langchain", "litellm"]
         rates = [rate(name, keep, w) for w in whos] + [rate(name, None, "floor")]
-        print(f"| {name}, {limit:,} ({s[keep]:.0%}) | " + " | ".join(f"{r:,.0f}" for r in rates) + " |")
+        print(f"| {name}, {limit:,} ({s[keep]:.0%}) | " + " | ".join(f"{r:,.0f}" if r >= 10 else f"{r:.1f}" for r in rates) + " |")
     print("\nratios (ctxbudget's rate / the other's):\n")
     print("| set, limit | arrow 1t / LangChain | arrow 1t / LiteLLM | arrow 1t / floor "
           "| cli 1t / LangChain | cli 1t / LiteLLM | cli 1t / floor | 2t / 1t arrow | 2t / 1t cli |")
