@@ -76,7 +76,7 @@ pub use calibration::{
     CALIBRATION_MIN, CALIBRATION_WINDOW, Calibration, InputUsage, Observation, UsageError,
     UsageProvider,
 };
-pub use detect::{detect_format, detect_value};
+pub use detect::{Detection, FormatClue, detect, detect_format, detect_value};
 pub use error::RequestError;
 pub use fit::{DEFAULT_OUTPUT, FittedRequest, InputLimit, RequestCount, RequestFitter};
 pub use overflow::{ContextOverflow, OverflowError, OverflowProvider};
