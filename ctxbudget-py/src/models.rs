@@ -76,7 +76,8 @@ impl PyModel {
     }
 
     /// The request format of the model's API: `"openai-chat"`, `"anthropic-messages"`,
-    /// `"gemini"`, `"mistral-chat"` or `"other"`.
+    /// `"gemini"`, `"openai-responses"` (models only the Responses API serves),
+    /// `"mistral-chat"` or `"other"`.
     #[getter]
     fn api_format(&self) -> &'static str {
         self.model.api().as_str()
