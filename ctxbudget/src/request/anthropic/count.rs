@@ -45,7 +45,7 @@ const REDACTED: &str = "redacted thinking, counted as the text of its encrypted 
 const OTHER_BLOCK: &str =
     "a content block of a type ctxbudget does not model, counted as the JSON text of its fields";
 pub(super) const SERVER_TOOL: &str = "a tool of Anthropic's whose definition is not published (web search, web fetch, code execution, ...), counted as its JSON text";
-pub(super) const UNKNOWN_MODEL: &str = "the model is not one whose tool-use system prompt Anthropic publishes; counted at 346 tokens (313 for `any` and `tool`), as for Claude 4 models";
+pub(crate) const UNKNOWN_MODEL: &str = "the model is not one whose tool-use system prompt Anthropic publishes; counted at 346 tokens (313 for `any` and `tool`), as for Claude 4 models";
 
 /// What `content` costs: text, tool results, images, documents, and thinking when
 /// `thinking` is set. `tool_use` blocks cost nothing here: the chat format counts

@@ -130,3 +130,7 @@ pub use message::{AnthropicMessage, AnthropicRole};
 pub use model::ThinkingRetention;
 pub use request::{MessagesMut, MessagesRequest};
 pub use validate::{RemovedBlock, RepairReason, ToolPairingRepair};
+
+/// For Claude on other platforms (Bedrock): the tool-use system prompt Anthropic adds.
+pub(crate) use count::UNKNOWN_MODEL;
+pub(crate) use model::tool_system_prompt;

@@ -10,6 +10,7 @@ use super::request::BedrockRequest;
 use super::validate;
 use crate::chat::ChatFormat;
 use crate::count::TokenCounter;
+use crate::request::anthropic::{UNKNOWN_MODEL, tool_system_prompt};
 use crate::request::error::RequestError;
 use crate::request::json::compact_json;
 use crate::request::wire::{Assumption, RequestCost, RequestFormat, WireRequest, retain_kept};
@@ -67,6 +68,24 @@ impl BedrockRequest {
     }
 }
 
+/// The kind of a Bedrock `toolChoice` (`{"auto": {}}`, `{"any": {}}` or
+/// `{"tool": {"name": ...}}`), as Anthropic's `tool_choice` names it; `auto` for
+/// anything else.
+fn tool_choice(raw: &str) -> &'static str {
+    #[derive(serde::Deserialize)]
+    struct Choice<'a> {
+        #[serde(borrow)]
+        any: Option<&'a serde_json::value::RawValue>,
+        #[serde(borrow)]
+        tool: Option<&'a serde_json::value::RawValue>,
+    }
+    match serde_json::from_str::<Choice<'_>>(raw) {
+        Ok(Choice { tool: Some(_), .. }) => "tool",
+        Ok(Choice { any: Some(_), .. }) => "any",
+        _ => "auto",
+    }
+}
+
 fn push(into: &mut Vec<Assumption>, assumption: Assumption) {
     if !into.contains(&assumption) {
         into.push(assumption);
@@ -94,8 +113,10 @@ impl WireRequest for BedrockRequest {
     }
 
     /// The `system` blocks (their texts, joined by blank lines), each
-    /// `toolConfig.tools[].toolSpec` as its compact JSON text ([`TOOLS`]), and
-    /// [`CLAUDE`] or [`OTHER_MODEL`].
+    /// `toolConfig.tools[].toolSpec` as its compact JSON text ([`TOOLS`]), for a
+    /// Claude model with tools the tool-use system prompt Anthropic adds (as in
+    /// Anthropic Messages, by `toolConfig.toolChoice`: 346 tokens for `auto`, 313 for
+    /// `any` and `tool` on Claude 4 models), and [`CLAUDE`] or [`OTHER_MODEL`].
     fn fixed_cost<C: TokenCounter + ?Sized>(&self, counter: &C) -> RequestCost {
         let claude = is_claude(self.model());
         let mut cost = RequestCost {
@@ -122,8 +143,20 @@ impl WireRequest for BedrockRequest {
             struct Config<'a> {
                 #[serde(borrow, default)]
                 tools: Vec<&'a serde_json::value::RawValue>,
+                #[serde(borrow, default, rename = "toolChoice")]
+                choice: Option<&'a serde_json::value::RawValue>,
             }
             if let Ok(config) = serde_json::from_str::<Config<'_>>(config.get()) {
+                if claude && !config.tools.is_empty() {
+                    // Bedrock hands Claude its tools through Anthropic's API, which
+                    // adds its tool-use system prompt.
+                    let choice = config.choice.map_or("auto", |c| tool_choice(c.get()));
+                    let (prompt, known) = tool_system_prompt(self.model(), choice);
+                    cost.tokens = cost.tokens.saturating_add(prompt);
+                    if !known {
+                        push(&mut cost.assumptions, unpublished(None, UNKNOWN_MODEL));
+                    }
+                }
                 for tool in config.tools {
                     #[derive(serde::Deserialize)]
                     struct Tool<'a> {
