@@ -186,6 +186,26 @@ impl GeminiRequest {
     }
 }
 
+impl GeminiRequest {
+    /// `generationConfig.mediaResolution`, the default when absent or unreadable.
+    pub(crate) fn media_resolution(&self) -> super::media::Resolution {
+        #[derive(Deserialize)]
+        struct Config<'a> {
+            #[serde(
+                borrow,
+                default,
+                rename = "mediaResolution",
+                alias = "media_resolution"
+            )]
+            resolution: Option<&'a RawValueRef>,
+        }
+        self.get(GENERATION_CONFIG)
+            .and_then(|config| serde_json::from_str::<Config<'_>>(config.get()).ok())
+            .and_then(|config| config.resolution)
+            .map_or_else(Default::default, |r| super::part::resolution(r.get()))
+    }
+}
+
 /// A borrowed JSON value's text, as [`GeminiRequest::tools`] lists them.
 pub type RawValueRef = serde_json::value::RawValue;
 
