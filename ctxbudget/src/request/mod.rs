@@ -64,6 +64,7 @@ mod fit;
 pub mod gemini;
 pub mod image;
 mod json;
+mod lossless;
 pub mod openai;
 mod overflow;
 mod prompt;
