@@ -16,7 +16,7 @@ use crate::request::json::compact_json;
 use crate::request::wire::{Assumption, RequestCost, RequestFormat, WireRequest, retain_kept};
 
 /// The assumption of a count for a Claude model on Bedrock.
-pub const CLAUDE: &str = "a Claude model on Bedrock: texts are counted with the counter given (the catalogue's Claude counter or estimate), messages with ChatFormat::anthropic()'s estimated framing";
+pub const CLAUDE: &str = "a Claude model on Bedrock: texts are counted with the counter given (the catalogue's Claude counter or estimate), messages with ChatFormat::anthropic_for_model()'s estimated framing";
 /// The assumption of a count for any other model on Bedrock (or none named).
 pub const OTHER_MODEL: &str = "a model other than Claude (or none named): texts are counted with the counter given, each message with an estimated 4 tokens of framing; Bedrock bills by the model's own tokenizer";
 /// The assumption of tool specifications.
@@ -34,11 +34,11 @@ pub fn is_claude(model: Option<&str>) -> bool {
     model.is_some_and(|m| m.contains("anthropic.claude") || m.contains("claude-"))
 }
 
-/// The chat format of a model family: [`ChatFormat::anthropic`] for Claude, an
+/// The chat format of a model family: [`ChatFormat::anthropic_for_model`] for Claude, an
 /// estimate (4 tokens a message, 3 a tool use, 3 to prime the reply) for others.
 pub fn chat_format(model: Option<&str>) -> ChatFormat {
-    if is_claude(model) {
-        ChatFormat::anthropic()
+    if let (true, Some(model)) = (is_claude(model), model) {
+        ChatFormat::anthropic_for_model(model)
     } else {
         ChatFormat::content_only()
             .with_tokens_per_message(4)
