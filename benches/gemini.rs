@@ -3,136 +3,38 @@
 //! Run with `cargo bench --bench gemini`. The body repeats the rounds of the shipped
 //! agent session (`tests/fixtures/gemini/agent_session.json`: thought parts and
 //! signatures, parallel function calls and their responses, answers) with fresh
-//! call ids until it has 1,000 contents.
-//!
-//! - **fit**: `GeminiRequest::from_json` + `RequestFitter::fit` to 32,000 tokens;
-//! - **floor**: parsing the body alone plus counting the contents the fit keeps.
-//!
-//! Before criterion's own measurements the two are timed interleaved, in a random
-//! order each round, and the medians and their ratio are printed.
-
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+//! call ids until it has 1,000 contents. What is timed: see `long_session.rs`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ctxbudget::Tiktoken;
 use ctxbudget::request::gemini::GeminiRequest;
-use ctxbudget::request::{RequestFitter, WireRequest};
-use ctxbudget_tests::agent::SplitMix;
 use serde_json::{Value, json};
 
+#[path = "long_session.rs"]
+mod long_session;
+
 const SESSION: &str = include_str!("../tests/fixtures/gemini/agent_session.json");
-const CONTENTS: usize = 1_000;
-const LIMIT: usize = 32_000;
-const ROUNDS: usize = 21;
 
-/// The session's rounds (from its first model content to its last answer)
-/// repeated, call ids renumbered, to `CONTENTS` contents, then a question.
-fn long_request() -> String {
-    let mut body: Value = serde_json::from_str(SESSION).expect("the fixture parses");
-    let contents = body["contents"].as_array().expect("contents").clone();
-    let start = contents
-        .iter()
-        .position(|c| c["role"] == "model")
-        .expect("a model content");
-    let end = contents
-        .iter()
-        .rposition(|c| c["role"] == "model")
-        .expect("an answer");
-    let (head, rounds) = (&contents[..start], &contents[start..=end]);
-    let mut out: Vec<Value> = head.to_vec();
-    let mut copy = 0;
-    while out.len() < CONTENTS {
-        for content in rounds {
-            let text = serde_json::to_string(content).expect("serializes");
-            let text = text.replace("\"call_0", &format!("\"call_{copy}_0"));
-            out.push(serde_json::from_str(&text).expect("still JSON"));
-        }
-        copy += 1;
-    }
-    // End after an answer, so that no call is cut from its response.
-    let mut cut = CONTENTS.min(out.len());
-    while cut > 0
-        && !(out[cut - 1]["role"] == "model"
-            && out[cut - 1]["parts"]
-                .as_array()
-                .is_some_and(|p| p.iter().all(|p| p.get("functionCall").is_none())))
-    {
-        cut -= 1;
-    }
-    out.truncate(cut);
-    out.push(json!({"role": "user", "parts": [{"text": "Now write the summary of all of it."}]}));
-    body["contents"] = Value::Array(out);
-    serde_json::to_string(&body).expect("serializes")
-}
-
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort();
-    times[times.len() / 2]
+fn is_answer(content: &Value) -> bool {
+    content["role"] == "model"
+        && content["parts"]
+            .as_array()
+            .is_some_and(|p| p.iter().all(|p| p.get("functionCall").is_none()))
 }
 
 fn bench(c: &mut Criterion) {
-    let counter = Tiktoken::o200k_base();
-    let body = long_request();
-    let fitter = RequestFitter::new(&counter).with_max_input(LIMIT);
-    let parsed = GeminiRequest::from_json(&body).expect("parses");
-    parsed.validate().expect("valid");
-    let total = fitter.count(&parsed).tokens;
-    let baseline = fitter.fit(parsed.clone()).expect("fits");
-    let dropped: Vec<usize> = baseline.report.dropped.iter().map(|d| d.index).collect();
-    let kept: Vec<usize> = (0..parsed.messages().len())
-        .filter(|i| !dropped.contains(i))
-        .collect();
-    eprintln!(
-        "gemini: {} contents, {} bytes, {total} tokens; fitted to {} contents, {} tokens",
-        parsed.contents().len(),
-        body.len(),
-        baseline.request.contents().len(),
-        baseline.report.tokens_after
+    let body = long_session::long_body(
+        SESSION,
+        &long_session::Growth {
+            list: "contents",
+            starts_round: |content| content["role"] == "model",
+            is_answer,
+            ids: &["call_"],
+            question: json!({"role": "user", "parts": [{"text": "Now write the summary of all of it."}]}),
+        },
     );
-    let floor = |body: &str| {
-        let request = GeminiRequest::from_json(body).expect("parses");
-        let format = request.chat_format();
-        let messages = request.messages();
-        kept.iter()
-            .map(|&i| format.message_tokens(&counter, &messages[i]))
-            .sum::<usize>()
-    };
-    let fit = |body: &str| {
-        let request = GeminiRequest::from_json(body).expect("parses");
-        fitter.fit(request).expect("fits").report.tokens_after
-    };
-
-    let mut rng = SplitMix::new(0x5eed_u64);
-    let mut times: [Vec<Duration>; 2] = Default::default();
-    for _ in 0..ROUNDS {
-        let order = if rng.below(2) == 0 { [0, 1] } else { [1, 0] };
-        for contender in order {
-            let start = Instant::now();
-            if contender == 0 {
-                black_box(fit(black_box(&body)));
-            } else {
-                black_box(floor(black_box(&body)));
-            }
-            times[contender].push(start.elapsed());
-        }
-    }
-    let [fit_t, floor_t] = times.map(median);
-    eprintln!(
-        "medians of {ROUNDS} interleaved rounds: parse + fit {fit_t:.2?}, parse + count kept {floor_t:.2?} ({:.2}x)",
-        fit_t.as_secs_f64() / floor_t.as_secs_f64(),
-    );
-
-    let mut group = c.benchmark_group("gemini");
-    group.sample_size(10);
-    group.measurement_time(Duration::from_secs(5));
-    group.bench_function("parse_and_fit_1000_contents", |b| {
-        b.iter(|| fit(black_box(&body)));
+    long_session::fit_against_floor(c, "gemini", &body, |body| {
+        GeminiRequest::from_json(body).expect("parses")
     });
-    group.bench_function("parse_and_count_kept", |b| {
-        b.iter(|| floor(black_box(&body)));
-    });
-    group.finish();
 }
 
 criterion_group!(benches, bench);

@@ -3,135 +3,32 @@
 //! Run with `cargo bench --bench responses`. The body repeats the rounds of the
 //! shipped agent session (`tests/fixtures/responses/agent_session.json`: reasoning
 //! with encrypted content, parallel function calls and their outputs, custom tool
-//! calls, answers) with fresh call ids until it has 1,000 input items.
-//!
-//! - **fit**: `ResponsesRequest::from_json` + `RequestFitter::fit` to 32,000 tokens;
-//! - **floor**: parsing the body alone plus counting the messages the fit keeps.
-//!
-//! Before criterion's own measurements the two are timed interleaved, in a random
-//! order each round, and the medians and their ratio are printed.
-
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+//! calls, answers) with fresh call ids until it has 1,000 input items. What is
+//! timed: see `long_session.rs`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ctxbudget::Tiktoken;
 use ctxbudget::request::responses::ResponsesRequest;
-use ctxbudget::request::{RequestFitter, WireRequest};
-use ctxbudget_tests::agent::SplitMix;
-use serde_json::{Value, json};
+use serde_json::json;
+
+#[path = "long_session.rs"]
+mod long_session;
 
 const SESSION: &str = include_str!("../tests/fixtures/responses/agent_session.json");
-const ITEMS: usize = 1_000;
-const LIMIT: usize = 32_000;
-const ROUNDS: usize = 21;
-
-/// The session's rounds (from its first reasoning item to its last answer)
-/// repeated, call ids renumbered, to `ITEMS` items, then a question.
-fn long_request() -> String {
-    let mut body: Value = serde_json::from_str(SESSION).expect("the fixture parses");
-    let items = body["input"].as_array().expect("input").clone();
-    let start = items
-        .iter()
-        .position(|i| i["type"] == "reasoning")
-        .expect("a reasoning item");
-    let end = items
-        .iter()
-        .rposition(|i| i["role"] == "assistant")
-        .expect("an answer");
-    let (head, rounds) = (&items[..start], &items[start..=end]);
-    let mut out: Vec<Value> = head.to_vec();
-    let mut copy = 0;
-    while out.len() < ITEMS {
-        for item in rounds {
-            let text = serde_json::to_string(item).expect("serializes");
-            let text = text
-                .replace("\"call_0", &format!("\"call_{copy}_0"))
-                .replace("\"rs_0", &format!("\"rs_{copy}_0"))
-                .replace("\"fc_0", &format!("\"fc_{copy}_0"));
-            out.push(serde_json::from_str(&text).expect("still JSON"));
-        }
-        copy += 1;
-    }
-    // End after an answer, so that no call is cut from its output.
-    let mut cut = ITEMS.min(out.len());
-    while cut > 0 && out[cut - 1]["role"] != "assistant" {
-        cut -= 1;
-    }
-    out.truncate(cut);
-    out.push(json!({"role": "user", "content": "Now write the summary of all of it."}));
-    body["input"] = Value::Array(out);
-    serde_json::to_string(&body).expect("serializes")
-}
-
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort();
-    times[times.len() / 2]
-}
 
 fn bench(c: &mut Criterion) {
-    let counter = Tiktoken::o200k_base();
-    let body = long_request();
-    let fitter = RequestFitter::new(&counter).with_max_input(LIMIT);
-    let parsed = ResponsesRequest::from_json(&body).expect("parses");
-    parsed.validate().expect("valid");
-    let total = fitter.count(&parsed).tokens;
-    let baseline = fitter.fit(parsed.clone()).expect("fits");
-    let dropped: Vec<usize> = baseline.report.dropped.iter().map(|d| d.index).collect();
-    let kept: Vec<usize> = (0..parsed.messages().len())
-        .filter(|i| !dropped.contains(i))
-        .collect();
-    eprintln!(
-        "responses: {} items in {} messages, {} bytes, {total} tokens; fitted to {} items, {} tokens",
-        parsed.items().count(),
-        parsed.messages().len(),
-        body.len(),
-        baseline.request.items().count(),
-        baseline.report.tokens_after
+    let body = long_session::long_body(
+        SESSION,
+        &long_session::Growth {
+            list: "input",
+            starts_round: |item| item["type"] == "reasoning",
+            is_answer: |item| item["role"] == "assistant",
+            ids: &["call_", "rs_", "fc_"],
+            question: json!({"role": "user", "content": "Now write the summary of all of it."}),
+        },
     );
-    let floor = |body: &str| {
-        let request = ResponsesRequest::from_json(body).expect("parses");
-        let format = request.chat_format();
-        let messages = request.messages();
-        kept.iter()
-            .map(|&i| format.message_tokens(&counter, &messages[i]))
-            .sum::<usize>()
-    };
-    let fit = |body: &str| {
-        let request = ResponsesRequest::from_json(body).expect("parses");
-        fitter.fit(request).expect("fits").report.tokens_after
-    };
-
-    let mut rng = SplitMix::new(0x5eed_u64);
-    let mut times: [Vec<Duration>; 2] = Default::default();
-    for _ in 0..ROUNDS {
-        let order = if rng.below(2) == 0 { [0, 1] } else { [1, 0] };
-        for contender in order {
-            let start = Instant::now();
-            if contender == 0 {
-                black_box(fit(black_box(&body)));
-            } else {
-                black_box(floor(black_box(&body)));
-            }
-            times[contender].push(start.elapsed());
-        }
-    }
-    let [fit_t, floor_t] = times.map(median);
-    eprintln!(
-        "medians of {ROUNDS} interleaved rounds: parse + fit {fit_t:.2?}, parse + count kept {floor_t:.2?} ({:.2}x)",
-        fit_t.as_secs_f64() / floor_t.as_secs_f64(),
-    );
-
-    let mut group = c.benchmark_group("responses");
-    group.sample_size(10);
-    group.measurement_time(Duration::from_secs(5));
-    group.bench_function("parse_and_fit_1000_items", |b| {
-        b.iter(|| fit(black_box(&body)));
+    long_session::fit_against_floor(c, "responses", &body, |body| {
+        ResponsesRequest::from_json(body).expect("parses")
     });
-    group.bench_function("parse_and_count_kept", |b| {
-        b.iter(|| floor(black_box(&body)));
-    });
-    group.finish();
 }
 
 criterion_group!(benches, bench);

@@ -159,6 +159,9 @@ def rust(rows: dict, checked: str) -> str:
         "pub(super) struct Row {",
         "    pub(super) name: &'static str,",
         "    pub(super) provider: &'static str,",
+        "    /// LiteLLM's `mode` is `responses`: the model is served by OpenAI's",
+        "    /// Responses API only.",
+        "    pub(super) responses: bool,",
         "    pub(super) max_input: usize,",
         "    pub(super) max_output: usize,",
         "    pub(super) input: Option<u64>,",
@@ -181,6 +184,7 @@ def rust(rows: dict, checked: str) -> str:
         tier = lambda field: row.get(f"{field}_above_{above}k_tokens") if above else None
         out.append(
             f"    Row {{ name: {json.dumps(name)}, provider: {json.dumps(row['litellm_provider'])}, "
+            f"responses: {'true' if row.get('mode') == 'responses' else 'false'}, "
             f"max_input: {row['max_input_tokens']}, max_output: {row['max_output_tokens']}, "
             f"input: {picodollars(row.get('input_cost_per_token'))}, "
             f"output: {picodollars(row.get('output_cost_per_token'))}, "

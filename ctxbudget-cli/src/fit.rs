@@ -8,14 +8,9 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use ctxbudget::chat::edit::Edits;
 use ctxbudget::models::Model;
-use ctxbudget::request::anthropic::MessagesRequest;
-use ctxbudget::request::bedrock::BedrockRequest;
-use ctxbudget::request::gemini::GeminiRequest;
-use ctxbudget::request::openai::ChatRequest;
-use ctxbudget::request::responses::ResponsesRequest;
 use ctxbudget::request::{
-    FittedRequest, InputLimit, OutputReservation, RequestError, RequestFitter, RequestFormat,
-    RequestReport, WireRequest, detect_format,
+    AnyRequest, FittedRequest, InputLimit, OutputReservation, RequestError, RequestFitter,
+    RequestFormat, RequestReport,
 };
 use serde_json::json;
 
@@ -77,75 +72,16 @@ impl FormatArg {
     }
 }
 
-/// A request body read in its format.
-#[derive(Debug)]
-pub enum Request {
-    /// OpenAI Chat Completions.
-    OpenAi(ChatRequest),
-    /// Anthropic Messages.
-    Anthropic(MessagesRequest),
-    /// OpenAI Responses.
-    Responses(ResponsesRequest),
-    /// Gemini generateContent.
-    Gemini(GeminiRequest),
-    /// Bedrock Converse.
-    Bedrock(BedrockRequest),
-}
-
-impl Request {
-    /// Reads `body` in `format`, or in the format the library's
-    /// [`detect_format`] reads from the body.
-    ///
-    /// # Errors
-    ///
-    /// The library's message for a body that is not JSON or not of the format's
-    /// shape, with the line and column.
-    pub fn parse(body: &str, format: Option<FormatArg>) -> Result<Self, CliError> {
-        let format = match format {
-            Some(format) => format.format(),
-            None => detect_format(body).map_err(|e| CliError::input(e.to_string()))?,
-        };
-        let request = match format {
-            RequestFormat::AnthropicMessages => {
-                MessagesRequest::from_json(body).map(Self::Anthropic)
-            }
-            RequestFormat::OpenAiResponses => {
-                ResponsesRequest::from_json(body).map(Self::Responses)
-            }
-            RequestFormat::GeminiGenerateContent => {
-                GeminiRequest::from_json(body).map(Self::Gemini)
-            }
-            RequestFormat::BedrockConverse => BedrockRequest::from_json(body).map(Self::Bedrock),
-            _ => ChatRequest::from_json(body).map(Self::OpenAi),
-        };
-        request.map_err(|e| CliError::input(e.to_string()))
-    }
-
-    /// The body's `model`, if it has one.
-    pub fn model(&self) -> Option<&str> {
-        match self {
-            Request::OpenAi(request) => request.model(),
-            Request::Anthropic(request) => request.model(),
-            Request::Responses(request) => request.model(),
-            Request::Gemini(request) => request.model(),
-            Request::Bedrock(request) => request.model(),
-        }
-    }
-
-    /// What the request costs as its provider bills its input, counted with its
-    /// model's counter (see [`RequestCounters::for_body`]), and the counter's warning.
-    pub fn count(&self, counters: &RequestCounters) -> (usize, Chosen) {
-        let chosen = counters.for_body(self.model());
-        let fitter = RequestFitter::new(chosen.counter.get());
-        let count = match self {
-            Request::OpenAi(request) => fitter.count(request),
-            Request::Anthropic(request) => fitter.count(request),
-            Request::Responses(request) => fitter.count(request),
-            Request::Gemini(request) => fitter.count(request),
-            Request::Bedrock(request) => fitter.count(request),
-        };
-        (count.tokens, chosen)
-    }
+/// Reads `body` in `format`, or in the format the library's
+/// [`detect_format`](ctxbudget::request::detect_format) reads from the body.
+///
+/// # Errors
+///
+/// The library's message for a body that is not JSON, not a request of any format,
+/// or not of the format's shape, with the line and column.
+pub fn parse_request(body: &str, format: Option<FormatArg>) -> Result<AnyRequest, CliError> {
+    AnyRequest::from_json(body, format.map(FormatArg::format))
+        .map_err(|e| CliError::input(e.to_string()))
 }
 
 /// How to fit: the counter, the model's window and the input limit. Shared by `fit`
@@ -317,37 +253,15 @@ impl Fitter {
     /// Bad input (exit code 1) for a body that is not a valid request, and "does not
     /// fit" (exit code 2) when what must stay is over the limit.
     pub fn fit_body(&self, body: &str) -> Result<Fitted, CliError> {
-        let request = Request::parse(body, self.format)?;
+        let mut request = parse_request(body, self.format)?;
         let chosen = self.counters.for_body(request.model());
-        let (json, mut report) = match request {
-            Request::OpenAi(request) => self
-                .fit(request, &chosen)
-                .map(|f| (f.request.to_json(), f.report))?,
-            Request::Anthropic(request) => self
-                .fit(request, &chosen)
-                .map(|f| (f.request.to_json(), f.report))?,
-            Request::Responses(request) => self
-                .fit(request, &chosen)
-                .map(|f| (f.request.to_json(), f.report))?,
-            Request::Gemini(request) => {
-                // The model is in the URL, not the body: --model says it, for images.
-                let request = match self.model {
-                    Some(model) if request.model().is_none() => request.with_model(model.name()),
-                    _ => request,
-                };
-                self.fit(request, &chosen)
-                    .map(|f| (f.request.to_json(), f.report))?
-            }
-            Request::Bedrock(request) => {
-                // The model is in the URL, not the body: --model says its family.
-                let request = match self.model {
-                    Some(model) if request.model().is_none() => request.with_model(model.name()),
-                    _ => request,
-                };
-                self.fit(request, &chosen)
-                    .map(|f| (f.request.to_json(), f.report))?
-            }
-        };
+        // Gemini and Bedrock bodies carry no model (it is in the URL): --model says
+        // it, for how they count images and frame messages.
+        if let (Some(model), None) = (self.model, request.model()) {
+            request = request.with_model(model.name());
+        }
+        let fitted = self.fit(request, &chosen)?;
+        let (json, mut report) = (fitted.request.to_json(), fitted.report);
         // A count made with another model's tokenizer is never "exact".
         report.exactness = chosen.counter.exactness_for(chosen.warning.is_some());
         Ok(Fitted {
@@ -359,11 +273,11 @@ impl Fitter {
         })
     }
 
-    fn fit<R: WireRequest>(
+    fn fit(
         &self,
-        request: R,
+        request: AnyRequest,
         chosen: &Chosen,
-    ) -> Result<FittedRequest<R>, CliError> {
+    ) -> Result<FittedRequest<AnyRequest>, CliError> {
         let mut fitter = RequestFitter::new(chosen.counter.get())
             .with_count_dropped(self.count_dropped)
             .with_edits(self.edits.clone());
@@ -374,7 +288,7 @@ impl Fitter {
             fitter = fitter.with_limit(InputLimit::for_model(model));
             if let Some(max_input) = self.max_input {
                 let (limit, output) = fitter
-                    .input_limit(&request)
+                    .input_limit_any(&request)
                     .map_err(|e| request_error(&e))?;
                 fitter = fitter.with_max_input(limit.min(max_input));
                 let kind = if request.max_output_tokens().is_some() {
@@ -387,7 +301,7 @@ impl Fitter {
         } else if let Some(max_input) = self.max_input {
             fitter = fitter.with_max_input(max_input);
         }
-        let mut result = fitter.fit(request).map_err(|e| request_error(&e))?;
+        let mut result = fitter.fit_any(request).map_err(|e| request_error(&e))?;
         if let Some((output, kind)) = reserved {
             result.report.output_reserved = output;
             result.report.output = kind;
@@ -507,6 +421,10 @@ pub fn count_body(
     format: Option<FormatArg>,
     counters: &RequestCounters,
 ) -> Result<(usize, Option<String>), CliError> {
-    let (tokens, chosen) = Request::parse(body, format)?.count(counters);
+    let request = parse_request(body, format)?;
+    let chosen = counters.for_body(request.model());
+    let tokens = RequestFitter::new(chosen.counter.get())
+        .count_any(&request)
+        .tokens;
     Ok((tokens, chosen.warning))
 }

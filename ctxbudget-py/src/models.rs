@@ -15,6 +15,9 @@ use crate::counter::{PyCounter, lookup_model};
 #[derive(Debug)]
 pub struct PyModel {
     model: &'static Model,
+    /// The name it was looked up by, which decides its API format (a Bedrock id
+    /// takes Bedrock's own).
+    looked_up: String,
 }
 
 fn per_million(price: Option<Price>) -> Option<f64> {
@@ -30,6 +33,7 @@ impl PyModel {
     fn lookup(name: &str) -> PyResult<Self> {
         Ok(PyModel {
             model: lookup_model(name)?,
+            looked_up: name.to_owned(),
         })
     }
 
@@ -75,11 +79,13 @@ impl PyModel {
         self.model.tokenizer().to_string()
     }
 
-    /// The request format of the model's API: `"openai-chat"`, `"anthropic-messages"`,
-    /// `"gemini"`, `"mistral-chat"` or `"other"`.
+    /// The request format of the API the name looked up reaches: `"openai-chat"`,
+    /// `"anthropic-messages"`, `"gemini"`, `"openai-responses"` (models only the
+    /// Responses API serves), `"bedrock-converse"` (a Bedrock id), `"mistral-chat"` or
+    /// `"other"`.
     #[getter]
     fn api_format(&self) -> &'static str {
-        self.model.api().as_str()
+        self.model.api_for(&self.looked_up).as_str()
     }
 
     /// Other names that find this model.

@@ -17,6 +17,11 @@ def test_model_lookup_gives_the_catalogue_row():
     assert model.counter().count("tiktoken is great!") == 6
     assert model.to_dict()["window"] == 128_000
     assert Model.lookup("claude-sonnet-4-5").api_format == "anthropic-messages"
+    # The name decides: a Bedrock id reaches Bedrock's Converse API.
+    bedrock = Model.lookup("us.anthropic.claude-sonnet-4-5-20250929-v1:0")
+    assert bedrock.name == Model.lookup("claude-sonnet-4-5").name
+    assert bedrock.api_format == "bedrock-converse"
+    assert Model.lookup("o3-pro").api_format == "openai-responses"
     assert repr(model) == 'Model("gpt-4o")'
 
 

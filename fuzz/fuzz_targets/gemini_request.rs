@@ -1,88 +1,10 @@
-//! Gemini generateContent request bodies from arbitrary bytes: never panics; a body
-//! that parses serializes to a body that parses to the same request and, when serde
-//! reads the input as a JSON value too, to an equal value; counting and checking it
-//! never panic; fitted to a small limit (with or without the context edits), it
-//! still parses, round-trips, fits, keeps every field outside `contents` as it was,
-//! and a valid request stays valid with every kept content unchanged when nothing
-//! is edited.
-//!
-//! Input: 1 byte of options (bits 0-5: the limit, in 16-token steps; bit 6: the
-//! default context edits; bit 7: a byte-order mark before the body), then the body.
+//! Gemini generateContent request bodies from arbitrary bytes: the checks of `raw_body.rs`.
 #![no_main]
 
-use ctxbudget::CharEstimate;
-use ctxbudget::chat::edit::Edits;
 use ctxbudget::request::gemini::GeminiRequest;
-use ctxbudget::request::{RequestFitter, WireRequest};
 use libfuzzer_sys::fuzz_target;
 
-fn check(options: u8, body: &[u8]) {
-    let mut input = Vec::with_capacity(body.len() + 3);
-    if options & 0x80 != 0 {
-        input.extend_from_slice(b"\xef\xbb\xbf");
-    }
-    input.extend_from_slice(body);
-    let Ok(request) = GeminiRequest::from_slice(&input) else {
-        return;
-    };
-    if let Ok(text) = std::str::from_utf8(&input) {
-        assert_eq!(GeminiRequest::from_json(text).ok().as_ref(), Some(&request));
-    }
+#[path = "raw_body.rs"]
+mod raw_body;
 
-    let json = request.to_json();
-    let again = GeminiRequest::from_json(&json).expect("our output parses");
-    assert_eq!(again, request);
-    if let Ok(original) = serde_json::from_slice::<serde_json::Value>(body) {
-        let written: serde_json::Value = serde_json::from_str(&json).expect("our output is JSON");
-        assert_eq!(written, original);
-    }
-
-    let cost = request.count(&CharEstimate);
-    let _ = cost.assumptions.iter().map(ToString::to_string).count();
-    let valid = request.validate();
-    if let Err(err) = &valid {
-        assert!(!err.to_string().is_empty());
-    }
-
-    let limit = usize::from(options & 0x3f) * 16;
-    let edited = options & 0x40 != 0;
-    let edits = if edited { Edits::default() } else { Edits::none() };
-    let fitter = RequestFitter::new(CharEstimate).with_max_input(limit).with_edits(edits);
-    let Ok(fitted) = fitter.fit(request.clone()) else {
-        return;
-    };
-    let out = fitted.request;
-    assert!(fitted.report.tokens_after <= limit);
-    assert_eq!(fitter.count(&out).tokens, fitted.report.tokens_after);
-    let reparsed = GeminiRequest::from_json(&out.to_json()).expect("the fitted body parses");
-    assert_eq!(reparsed.to_json(), out.to_json());
-    let strip = |r: &GeminiRequest| {
-        let mut value: serde_json::Value = serde_json::from_str(&r.to_json()).expect("JSON");
-        if let Some(map) = value.as_object_mut() {
-            map.remove("contents");
-        }
-        value
-    };
-    assert_eq!(strip(&out), strip(&request), "only contents change");
-    if !edited {
-        // Every kept content is one of the input's, in order.
-        let mut original = request.contents().iter();
-        for content in out.contents() {
-            assert!(
-                original.any(|o| o.raw().get() == content.raw().get()),
-                "a kept content changed"
-            );
-        }
-    }
-    if valid.is_ok() {
-        if let Err(err) = out.validate() {
-            panic!("a valid request fitted is invalid: {err}");
-        }
-    }
-}
-
-fuzz_target!(|data: &[u8]| {
-    if let Some((&options, body)) = data.split_first() {
-        check(options, body);
-    }
-});
+fuzz_target!(|data: &[u8]| raw_body::check::<GeminiRequest>(data));

@@ -1120,3 +1120,22 @@ fn with_thinking_enabled_a_tool_loop_without_its_thinking_is_refused() {
         check(body(thinking, json!([call.clone()]))).unwrap();
     }
 }
+
+#[test]
+fn the_frame_follows_the_tokenizer_generation() {
+    let count = |model: &str| {
+        let body = format!(
+            r#"{{"model": "{model}", "max_tokens": 10, "messages": [{{"role": "user", "content": "Hello there"}}]}}"#
+        );
+        let request = MessagesRequest::from_json(&body).expect("parses");
+        ctxbudget::request::RequestFitter::new(|t: &str| t.split_whitespace().count())
+            .count(&request)
+            .tokens
+    };
+    // One user message: its text (2 words) and the frame count_tokens adds: 7 on
+    // Claude 3 to 4.6, 11 on Opus 4.7, 6 after it.
+    assert_eq!(count("claude-opus-4-6"), 2 + 7);
+    assert_eq!(count("claude-opus-4-7"), 2 + 11);
+    assert_eq!(count("claude-opus-4-8"), 2 + 6);
+    assert_eq!(count("my-proxy-model"), 2 + 7);
+}

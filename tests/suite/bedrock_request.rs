@@ -100,6 +100,43 @@ fn the_count_follows_the_model_family() {
 }
 
 #[test]
+fn claude_with_tools_pays_anthropics_tool_use_system_prompt() {
+    let body = |choice: &str| {
+        format!(
+            r#"{{"messages": [{{"role": "user", "content": [{{"text": "hi"}}]}}],
+               "toolConfig": {{"tools": [{{"toolSpec": {{"name": "f", "inputSchema": {{"json": {{}}}}}}}}]{choice}}}}}"#
+        )
+    };
+    let fixed = |model: &str, choice: &str| {
+        let request = BedrockRequest::from_json(&body(choice))
+            .unwrap()
+            .with_model(model);
+        RequestFitter::new(words).count(&request).fixed
+    };
+    let spec = words(r#"{"name":"f","inputSchema":{"json":{}}}"#);
+    // Claude 4 models: 346 tokens for `auto` (also when no choice is given), 313
+    // for `any` and `tool`, as in Anthropic Messages.
+    assert_eq!(fixed(SONNET, ""), spec + 346);
+    assert_eq!(fixed(SONNET, r#", "toolChoice": {"auto": {}}"#), spec + 346);
+    assert_eq!(fixed(SONNET, r#", "toolChoice": {"any": {}}"#), spec + 313);
+    assert_eq!(
+        fixed(SONNET, r#", "toolChoice": {"tool": {"name": "f"}}"#),
+        spec + 313
+    );
+    // Claude 3 Opus has figures of its own.
+    assert_eq!(
+        fixed("anthropic.claude-3-opus-20240229-v1:0", ""),
+        spec + 530
+    );
+    // Other families are not Claude: no Anthropic prompt.
+    assert_eq!(fixed("amazon.nova-pro-v1:0", ""), spec);
+    // No tools, no prompt.
+    let bare = r#"{"messages": [{"role": "user", "content": [{"text": "hi"}]}], "toolConfig": {"tools": []}}"#;
+    let request = BedrockRequest::from_json(bare).unwrap().with_model(SONNET);
+    assert_eq!(RequestFitter::new(words).count(&request).fixed, 0);
+}
+
+#[test]
 fn the_session_fits_at_every_limit() {
     let request = session().with_model(SONNET);
     let whole = RequestFitter::new(CharEstimate).count(&request).tokens;

@@ -455,3 +455,74 @@ fn fit_serde_takes_gemini_and_bedrock_values() {
     assert_eq!(fitted.report.format, RequestFormat::BedrockConverse);
     assert_eq!(fitted.request["messages"].as_array().map(Vec::len), Some(1));
 }
+
+#[test]
+fn images_cost_what_their_media_resolution_asks() {
+    const PNG: &str =
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgAAACAAFUok9dAAAAAElFTkSuQmCC";
+    let media = |model: &str, part_level: &str, global: &str| {
+        let part = if part_level.is_empty() {
+            String::new()
+        } else {
+            format!(r#", "mediaResolution": {{"level": "{part_level}"}}"#)
+        };
+        let config = if global.is_empty() {
+            String::new()
+        } else {
+            format!(r#", "generationConfig": {{"mediaResolution": "{global}"}}"#)
+        };
+        let body = format!(
+            r#"{{"contents": [{{"role": "user", "parts": [{{"inlineData": {{"mimeType": "image/png", "data": "{PNG}"}}{part}}}]}}]{config}}}"#
+        );
+        let with = GeminiRequest::from_json(&body).unwrap().with_model(model);
+        let without = GeminiRequest::from_json(r#"{"contents": [{"role": "user", "parts": []}]}"#)
+            .unwrap()
+            .with_model(model);
+        let fitter = RequestFitter::new(words);
+        fitter.count(&with).messages - fitter.count(&without).messages
+    };
+    // Gemini 3: high by default, the request's resolution, then the part's own.
+    assert_eq!(media("gemini-3-pro-preview", "", ""), 1_120);
+    assert_eq!(
+        media("gemini-3-pro-preview", "", "MEDIA_RESOLUTION_LOW"),
+        280
+    );
+    assert_eq!(
+        media("gemini-3-pro-preview", "", "MEDIA_RESOLUTION_MEDIUM"),
+        560
+    );
+    assert_eq!(
+        media(
+            "gemini-3-pro-preview",
+            "MEDIA_RESOLUTION_ULTRA_HIGH",
+            "MEDIA_RESOLUTION_LOW"
+        ),
+        2_240
+    );
+    assert_eq!(
+        media(
+            "gemini-3-pro-preview",
+            "MEDIA_RESOLUTION_UNSPECIFIED",
+            "MEDIA_RESOLUTION_LOW"
+        ),
+        280
+    );
+    // Gemini 2 counts tiles whatever the resolution (an upper bound at low).
+    assert_eq!(media("gemini-2.5-pro", "", "MEDIA_RESOLUTION_LOW"), 258);
+    // No model: the more of the two rules, the part's ultra high included.
+    assert_eq!(media("", "MEDIA_RESOLUTION_ULTRA_HIGH", ""), 2_240);
+    // snake_case keys read the same.
+    let snake = format!(
+        r#"{{"contents": [{{"role": "user", "parts": [{{"inline_data": {{"mime_type": "image/png", "data": "{PNG}"}}, "media_resolution": {{"level": "MEDIA_RESOLUTION_LOW"}}}}]}}]}}"#
+    );
+    let request = GeminiRequest::from_json(&snake)
+        .unwrap()
+        .with_model("gemini-3-flash-preview");
+    let empty =
+        GeminiRequest::from_json(r#"{"contents": [{"role": "user", "parts": []}]}"#).unwrap();
+    assert_eq!(
+        RequestFitter::new(words).count(&request).messages
+            - RequestFitter::new(words).count(&empty).messages,
+        280
+    );
+}

@@ -161,6 +161,11 @@ fn every_row_is_sourced_dated_and_sane() {
         );
         // Providers and formats go together.
         let expected_api = match model.provider() {
+            // The models only the Responses API serves (LiteLLM's mode "responses";
+            // `each_name_says_which_request_format_its_api_takes` names some).
+            Provider::OpenAi if model.api() == ApiFormat::OpenAiResponses => {
+                ApiFormat::OpenAiResponses
+            }
             // DeepSeek's API takes OpenAI's Chat Completions format.
             Provider::OpenAi | Provider::DeepSeek => ApiFormat::OpenAiChat,
             Provider::Anthropic => ApiFormat::AnthropicMessages,
@@ -975,4 +980,49 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn each_name_says_which_request_format_its_api_takes() {
+    use ctxbudget::request::RequestFormat;
+    let api = |name: &str| Model::lookup(name).unwrap().api_for(name);
+    // The models only OpenAI's Responses API serves, ours and LiteLLM's.
+    for name in ["o1-pro", "o3-pro-2025-06-10", "gpt-5-codex", "gpt-5.2-pro"] {
+        assert_eq!(api(name), ApiFormat::OpenAiResponses, "{name}");
+    }
+    for name in ["gpt-4o", "gpt-5", "o3"] {
+        assert_eq!(api(name), ApiFormat::OpenAiChat, "{name}");
+    }
+    // One Claude model, three platforms: Bedrock ids take Bedrock's own format.
+    for name in [
+        "anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "global.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0",
+    ] {
+        assert_eq!(api(name), ApiFormat::BedrockConverse, "{name}");
+        assert_eq!(
+            Model::lookup(name).unwrap().api(),
+            ApiFormat::AnthropicMessages,
+            "{name}"
+        );
+    }
+    for name in [
+        "claude-sonnet-4-5",
+        "claude-sonnet-4-5@20250929",
+        "vertex_ai/claude-sonnet-4-5",
+    ] {
+        assert_eq!(api(name), ApiFormat::AnthropicMessages, "{name}");
+    }
+    // Each of these formats is one ctxbudget reads.
+    assert_eq!(
+        RequestFormat::for_api(ApiFormat::BedrockConverse),
+        Some(RequestFormat::BedrockConverse)
+    );
+    assert_eq!(
+        RequestFormat::for_api(api("o3-pro")),
+        Some(RequestFormat::OpenAiResponses)
+    );
+    assert_eq!(ApiFormat::OpenAiResponses.as_str(), "openai-responses");
+    assert_eq!(ApiFormat::BedrockConverse.as_str(), "bedrock-converse");
 }

@@ -4,7 +4,7 @@ use ctxbudget::count::Tiktoken;
 use ctxbudget::models::Model;
 use ctxbudget::request::anthropic::MessagesRequest;
 use ctxbudget::request::openai::ChatRequest;
-use ctxbudget::request::{RequestError, RequestFitter, WireRequest};
+use ctxbudget::request::{AnyRequest, RequestError, RequestFitter, RequestFormat, WireRequest};
 use serde_json::Value;
 
 use crate::support::{TempDir, arg, request_fixture, run};
@@ -256,6 +256,9 @@ fn bad_input_exits_1_with_what_to_fix() {
     run(&["fit", "--max-input", "100", arg(&latin1)], b"").fails(1, "is not UTF-8 text");
     run(&["fit", "--max-input", "100", "--format", "mistral"], b"{}")
         .fails(1, "invalid value 'mistral'");
+    // A body of no format says which fields would make it one.
+    run(&["fit", "--max-input", "100"], br#"{"model": "gpt-4o"}"#)
+        .fails(1, "no request of a format ctxbudget reads; send `messages`");
     // A Gemini body with nothing to send says what to give.
     run(&["fit", "--max-input", "100", "--format", "gemini"], b"{}")
         .fails(1, "`contents` is empty; give at least one content");
@@ -566,129 +569,94 @@ fn a_model_with_prices_gives_the_requests_cost() {
     assert_eq!(json(&out.stderr)["cost"], Value::Null);
 }
 
-#[test]
-fn an_openai_responses_body_is_detected_fitted_and_counted() {
-    let path = request_fixture("../responses/agent_session.json");
+/// A shipped session of a newer format: detected, kept whole under a high limit,
+/// counted as the library counts it, fitted tighter (with `fit_args`) into a body
+/// that still reads as a valid request with fewer messages, and counted alike by
+/// `count --chat`.
+fn a_session_is_detected_fitted_and_counted(
+    fixture: &str,
+    format: RequestFormat,
+    fit_args: &[&str],
+) {
+    let path = request_fixture(fixture);
     let session = std::fs::read_to_string(&path).expect("the fixture is readable");
-    let out = run(
-        &["fit", "--max-input", "1000000", "--report-json", arg(&path)],
-        b"",
-    );
-    assert_eq!(json(out.ok()), json(&session));
-    assert_eq!(json(&out.stderr)["format"], "OpenAI Responses");
-    let tokens = ctxbudget::request::responses::ResponsesRequest::from_json(&session)
-        .expect("parses")
-        .count(&Tiktoken::o200k_base())
-        .tokens;
-    assert_eq!(json(&out.stderr)["tokens_after"], tokens);
-    // Fitted tighter: the body still reads as a valid Responses request.
     let out = run(
         &[
             "fit",
+            "--max-input",
+            "1000000",
+            "-e",
+            "o200k_base",
+            "--report-json",
+            arg(&path),
+        ],
+        b"",
+    );
+    assert_eq!(json(out.ok()), json(&session));
+    assert_eq!(json(&out.stderr)["format"], format.as_str());
+    let request = AnyRequest::from_json(&session, None).expect("parses");
+    assert_eq!(request.format(), format);
+    let tokens = RequestFitter::new(Tiktoken::o200k_base())
+        .count_any(&request)
+        .tokens;
+    assert_eq!(json(&out.stderr)["tokens_after"], tokens);
+    let mut args = vec!["fit"];
+    args.extend_from_slice(fit_args);
+    args.push("-");
+    let out = run(&args, session.as_bytes());
+    let fitted = AnyRequest::from_json(out.ok(), Some(format)).expect("parses");
+    fitted.validate().expect("valid");
+    assert!(fitted.message_count() < request.message_count());
+    let count = run(&["count", "--chat", "-e", "o200k_base", arg(&path)], b"");
+    assert_eq!(count.ok().trim(), tokens.to_string());
+}
+
+#[test]
+fn an_openai_responses_body_is_detected_fitted_and_counted() {
+    a_session_is_detected_fitted_and_counted(
+        "../responses/agent_session.json",
+        RequestFormat::OpenAiResponses,
+        &[
             "--max-input",
             "3000",
             "--format",
             "responses",
             "-e",
             "o200k_base",
-            "-",
         ],
-        session.as_bytes(),
     );
-    let fitted =
-        ctxbudget::request::responses::ResponsesRequest::from_json(out.ok()).expect("parses");
-    fitted.validate().expect("valid");
-    assert!(fitted.items().count() < 166);
-    let count = run(&["count", "--chat", "-e", "o200k_base", arg(&path)], b"");
-    assert_eq!(count.ok().trim(), tokens.to_string());
 }
 
 #[test]
 fn a_gemini_body_is_detected_fitted_and_counted() {
-    use ctxbudget::request::gemini::GeminiRequest;
-    let path = request_fixture("../gemini/agent_session.json");
-    let session = std::fs::read_to_string(&path).expect("the fixture is readable");
-    let out = run(
+    // For a Gemini model, whose image rule --model gives the body.
+    a_session_is_detected_fitted_and_counted(
+        "../gemini/agent_session.json",
+        RequestFormat::GeminiGenerateContent,
         &[
-            "fit",
-            "--max-input",
-            "1000000",
-            "-e",
-            "o200k_base",
-            "--report-json",
-            arg(&path),
-        ],
-        b"",
-    );
-    assert_eq!(json(out.ok()), json(&session));
-    assert_eq!(json(&out.stderr)["format"], "Gemini generateContent");
-    let tokens = GeminiRequest::from_json(&session)
-        .expect("parses")
-        .count(&Tiktoken::o200k_base())
-        .tokens;
-    assert_eq!(json(&out.stderr)["tokens_after"], tokens);
-    // Fitted tighter, for a Gemini model: the body still reads as a valid request.
-    let out = run(
-        &[
-            "fit",
             "--model",
             "gemini-2.5-pro",
             "--max-input",
             "6000",
             "--format",
             "gemini",
-            "-",
         ],
-        session.as_bytes(),
     );
-    let fitted = GeminiRequest::from_json(out.ok()).expect("parses");
-    fitted.validate().expect("valid");
-    assert!(fitted.contents().len() < 159);
-    let count = run(&["count", "--chat", "-e", "o200k_base", arg(&path)], b"");
-    assert_eq!(count.ok().trim(), tokens.to_string());
 }
 
 #[test]
 fn a_bedrock_body_is_detected_fitted_and_counted() {
-    use ctxbudget::request::bedrock::BedrockRequest;
-    let path = request_fixture("../bedrock/agent_session.json");
-    let session = std::fs::read_to_string(&path).expect("the fixture is readable");
-    let out = run(
+    // For a Claude model, whose framing --model gives the body.
+    a_session_is_detected_fitted_and_counted(
+        "../bedrock/agent_session.json",
+        RequestFormat::BedrockConverse,
         &[
-            "fit",
-            "--max-input",
-            "1000000",
-            "-e",
-            "o200k_base",
-            "--report-json",
-            arg(&path),
-        ],
-        b"",
-    );
-    assert_eq!(json(out.ok()), json(&session));
-    assert_eq!(json(&out.stderr)["format"], "Bedrock Converse");
-    let tokens = BedrockRequest::from_json(&session)
-        .expect("parses")
-        .count(&Tiktoken::o200k_base())
-        .tokens;
-    assert_eq!(json(&out.stderr)["tokens_after"], tokens);
-    // Fitted tighter, for a Claude model: the body still reads as a valid request.
-    let out = run(
-        &[
-            "fit",
             "--model",
             "claude-sonnet-4-5",
             "--max-input",
             "6000",
             "--format",
             "bedrock",
-            "-",
         ],
-        session.as_bytes(),
     );
-    let fitted = BedrockRequest::from_json(out.ok()).expect("parses");
-    fitted.validate().expect("valid");
-    assert!(fitted.messages().len() < 159);
-    let count = run(&["count", "--chat", "-e", "o200k_base", arg(&path)], b"");
-    assert_eq!(count.ok().trim(), tokens.to_string());
 }

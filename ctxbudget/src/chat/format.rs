@@ -116,6 +116,32 @@ impl ChatFormat {
         }
     }
 
+    /// [`anthropic`](Self::anthropic), for the tokenizer generation of the Claude model
+    /// `model` names: a one-message request costs the frame Anthropic's
+    /// `count_tokens` adds around one user message (measured by `ctok`: 7 tokens
+    /// on Claude 3 through 4.6 and the other 4.x models, 11 on Claude Opus 4.7, 6 on
+    /// later models), so the reply priming is that frame less the message's own 3
+    /// and its role (`user`, one token). How each further message is framed is not
+    /// published, and stays the estimate of [`anthropic`](Self::anthropic). For a
+    /// name that is no Claude model, [`anthropic`](Self::anthropic) itself, whose
+    /// frame of 7 is at or above the newest generation's.
+    ///
+    /// ```
+    /// use ctxbudget::chat::ChatFormat;
+    ///
+    /// assert_eq!(ChatFormat::anthropic_for_model("claude-sonnet-4-5"), ChatFormat::anthropic());
+    /// assert_eq!(ChatFormat::anthropic_for_model("claude-opus-4-7").reply_priming(), 7);
+    /// assert_eq!(ChatFormat::anthropic_for_model("claude-opus-4-8").reply_priming(), 2);
+    /// ```
+    #[cfg(any(feature = "claude", feature = "requests"))]
+    pub fn anthropic_for_model(model: &str) -> Self {
+        let format = Self::anthropic();
+        match crate::count::claude_name::ClaudeName::parse(model) {
+            Some(name) => format.with_reply_priming(name.message_frame().saturating_sub(4)),
+            None => format,
+        }
+    }
+
     /// No overhead: a message costs its role, content, name and tool calls as text,
     /// and nothing is added per message or per request. Combine with the `with_*`
     /// methods to describe another provider.

@@ -60,4 +60,81 @@ impl ClaudeName {
         };
         Some(Self { family, version })
     }
+
+    /// The tokens of the frame Anthropic's `count_tokens` adds around one user
+    /// message's text, by tokenizer generation (measured by `ctok` 1.3.0): 11 on
+    /// Claude Opus 4.7, 6 on the models after it (Opus 4.8 and later, Claude 5,
+    /// Fable, Mythos), 7 on Claude 3 through the other 4.x models (and for names
+    /// without a version, the most of the generations still counted as 7 or less).
+    /// The same table as `ClaudeGeneration::for_model`, which a test checks.
+    pub(crate) fn message_frame(self) -> usize {
+        let newer = matches!(
+            self.family,
+            Some(ClaudeFamily::Fable | ClaudeFamily::Mythos)
+        );
+        let opus = self.family == Some(ClaudeFamily::Opus);
+        match self.version {
+            None if newer => 6,
+            Some((5.., _)) => 6,
+            Some((4, 8..)) if opus => 6,
+            Some((4, 7)) if opus => 11,
+            _ => 7,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NAMES: [&str; 14] = [
+        "claude-3-opus-20240229",
+        "claude-3-5-haiku-latest",
+        "anthropic.claude-3-5-sonnet-20241022-v2:0",
+        "claude-sonnet-4-5@20250929",
+        "claude-opus-4-6",
+        "claude-opus-4-7",
+        "us.anthropic.claude-opus-4-7",
+        "claude-sonnet-4-7",
+        "claude-opus-4-8",
+        "claude-sonnet-5",
+        "claude-haiku-5-5",
+        "claude-fable-5",
+        "claude-mythos-preview",
+        "claude-opus-4-10",
+    ];
+
+    #[test]
+    fn frames_follow_the_tokenizer_generation() {
+        let frame = |name: &str| ClaudeName::parse(name).map(ClaudeName::message_frame);
+        assert_eq!(frame("claude-3-opus-20240229"), Some(7));
+        assert_eq!(frame("claude-opus-4-7-20260101"), Some(11));
+        assert_eq!(frame("claude-sonnet-4-7"), Some(7));
+        assert_eq!(frame("claude-opus-4-8"), Some(6));
+        assert_eq!(frame("claude-mythos-preview"), Some(6));
+        assert_eq!(frame("gpt-4o"), None);
+    }
+
+    /// The frames are the Claude counter's, generation for generation.
+    #[cfg(feature = "claude")]
+    #[test]
+    fn frames_agree_with_the_claude_counter() {
+        use crate::count::ClaudeGeneration;
+        for name in NAMES {
+            let generation = ClaudeGeneration::for_model(name).expect(name);
+            let frame = ClaudeName::parse(name).map(ClaudeName::message_frame);
+            assert_eq!(frame, Some(generation.message_overhead()), "{name}");
+        }
+    }
+
+    #[test]
+    fn every_listed_name_parses() {
+        for name in NAMES {
+            assert!(
+                ClaudeName::parse(name).and_then(|n| n.version).is_some()
+                    || name.contains("mythos"),
+                "{name}"
+            );
+        }
+    }
 }

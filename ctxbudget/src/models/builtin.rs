@@ -71,6 +71,11 @@ impl Catalogue {
             match catalogue.position(name) {
                 Some((at, _)) if at < overlay => {
                     if let Some(known) = catalogue.numbers_mut(at) {
+                        // Our OpenAI rows say Chat Completions; LiteLLM knows which
+                        // models only the Responses API serves.
+                        if row.responses && origin.provider == Provider::OpenAi {
+                            known.api = ApiFormat::OpenAiResponses;
+                        }
                         let corrected = table::CORRECTIONS.iter().any(|(n, _)| *n == row.name);
                         if !origin.platform
                             && known.prices.is_none()
@@ -183,9 +188,14 @@ impl Origin {
                 } else {
                     Encoding::O200kBase
                 };
+                let api = if row.responses {
+                    ApiFormat::OpenAiResponses
+                } else {
+                    ApiFormat::OpenAiChat
+                };
                 (
                     ModelTokenizer::Tiktoken(encoding),
-                    ApiFormat::OpenAiChat,
+                    api,
                     ImageRule::Unpublished,
                 )
             }
@@ -286,6 +296,7 @@ mod tests {
             let fields = fields.as_object().unwrap();
             assert_eq!(name, row.name);
             assert_eq!(fields["litellm_provider"], row.provider, "{name}");
+            assert_eq!(fields["mode"] == "responses", row.responses, "{name}");
             assert_eq!(tokens(&fields["max_input_tokens"]), row.max_input, "{name}");
             assert_eq!(
                 tokens(&fields["max_output_tokens"]),

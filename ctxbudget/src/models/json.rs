@@ -120,7 +120,8 @@ impl Catalogue {
     /// the entry's, or "user entry" over the old one). Any other entry is a new model
     /// and needs `provider` (`openai`, `anthropic`, `google`, `mistral`, `meta`, `deepseek`,
     /// `other`), `context_window`, `tokenizer` and `api` (`openai-chat`,
-    /// `anthropic-messages`, `gemini`, `mistral-chat`, `other`). A name beats an
+    /// `anthropic-messages`, `gemini`, `openai-responses`, `bedrock-converse`,
+    /// `mistral-chat`, `other`). A name beats an
     /// alias, as in [`insert`](Catalogue::insert): a new model named like another
     /// model's alias (`gpt-4-1106-preview`) takes that name from it, and an entry
     /// that names an alias without those four fields is an error that names the
@@ -356,7 +357,7 @@ fn apply_fields(model: &mut Model, fields: &Map<String, Value>) -> Result<(), (S
         model.api = value.as_str().and_then(ApiFormat::parse).ok_or_else(|| {
             wrong(
                 "api",
-                "one of \"openai-chat\", \"anthropic-messages\", \"gemini\", \"mistral-chat\", \"other\"",
+                "one of \"openai-chat\", \"anthropic-messages\", \"gemini\", \"openai-responses\", \"bedrock-converse\", \"mistral-chat\", \"other\"",
             )
         })?;
     }

@@ -184,12 +184,19 @@ impl fmt::Display for Provider {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ApiFormat {
-    /// OpenAI Chat Completions (`POST /v1/chat/completions`).
+    /// OpenAI Chat Completions (`POST /v1/chat/completions`). OpenAI's models that
+    /// take it take the Responses API too.
     OpenAiChat,
     /// Anthropic Messages (`POST /v1/messages`).
     AnthropicMessages,
     /// Google's Gemini API (`generateContent`).
     GeminiGenerateContent,
+    /// OpenAI Responses (`POST /v1/responses`) only: the models OpenAI serves through
+    /// no other API (`o1-pro`, `o3-pro`, the `-codex` and `-pro` models of GPT-5).
+    OpenAiResponses,
+    /// Amazon Bedrock Converse (`POST /model/{modelId}/converse`): the API a Bedrock
+    /// model id reaches ([`Model::api_for`]); no model's own [`api`](Model::api).
+    BedrockConverse,
     /// Mistral's chat completions (`POST /v1/chat/completions` of La Plateforme: the
     /// shape of OpenAI's, with Mistral's own fields).
     MistralChat,
@@ -200,12 +207,15 @@ pub enum ApiFormat {
 
 impl ApiFormat {
     /// The format's name as configuration files spell it: `"openai-chat"`,
-    /// `"anthropic-messages"`, `"gemini"`, `"mistral-chat"` or `"other"`.
+    /// `"anthropic-messages"`, `"gemini"`, `"openai-responses"`, `"bedrock-converse"`,
+    /// `"mistral-chat"` or `"other"`.
     pub const fn as_str(self) -> &'static str {
         match self {
             ApiFormat::OpenAiChat => "openai-chat",
             ApiFormat::AnthropicMessages => "anthropic-messages",
             ApiFormat::GeminiGenerateContent => "gemini",
+            ApiFormat::OpenAiResponses => "openai-responses",
+            ApiFormat::BedrockConverse => "bedrock-converse",
             ApiFormat::MistralChat => "mistral-chat",
             ApiFormat::Other => "other",
         }
@@ -217,6 +227,8 @@ impl ApiFormat {
             ApiFormat::OpenAiChat,
             ApiFormat::AnthropicMessages,
             ApiFormat::GeminiGenerateContent,
+            ApiFormat::OpenAiResponses,
+            ApiFormat::BedrockConverse,
             ApiFormat::MistralChat,
             ApiFormat::Other,
         ]
@@ -463,6 +475,36 @@ impl Model {
     /// The request format of the model's API.
     pub fn api(&self) -> ApiFormat {
         self.api
+    }
+
+    /// The request format of the API that `name`, one of this model's names, reaches:
+    /// [`ApiFormat::BedrockConverse`] for a Bedrock model id (`anthropic.claude-…`,
+    /// with or without a region prefix such as `us.`, or `bedrock/…`), where the same
+    /// Claude model takes Bedrock's own format; the model's [`api`](Self::api)
+    /// otherwise (Vertex AI serves Claude with Anthropic's Messages format).
+    ///
+    /// ```
+    /// use ctxbudget::models::{ApiFormat, Model};
+    ///
+    /// let name = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
+    /// let model = Model::lookup(name)?;
+    /// assert_eq!(model.api(), ApiFormat::AnthropicMessages);
+    /// assert_eq!(model.api_for(name), ApiFormat::BedrockConverse);
+    /// assert_eq!(model.api_for("claude-sonnet-4-5"), ApiFormat::AnthropicMessages);
+    /// # Ok::<(), ctxbudget::models::ModelNotFound>(())
+    /// ```
+    pub fn api_for(&self, name: &str) -> ApiFormat {
+        let name = name.trim();
+        let bedrock = name.starts_with("bedrock/")
+            || name
+                .rsplit('/')
+                .next()
+                .is_some_and(|id| id.starts_with("anthropic.") || id.contains(".anthropic."));
+        if bedrock {
+            ApiFormat::BedrockConverse
+        } else {
+            self.api
+        }
     }
 
     /// How the model bills images, as its provider publishes it

@@ -29,7 +29,8 @@ use super::wire::RequestFormat;
 ///   Bedrock shares with Anthropic.
 ///
 /// A body with neither (plain user and assistant text) is valid in both formats and
-/// is taken as OpenAI's; choose the format yourself when that matters.
+/// is taken as OpenAI's; choose the format yourself when that matters, or ask
+/// [`detect`] what the choice rests on.
 ///
 /// ```
 /// use ctxbudget::request::{RequestFormat, detect_format};
@@ -40,6 +41,8 @@ use super::wire::RequestFormat;
 /// let openai = r#"{"model": "gpt-4o", "messages": [{"role": "system", "content": "Be brief."}]}"#;
 /// assert_eq!(detect_format(openai)?, RequestFormat::OpenAiChat);
 /// assert!(detect_format("{\"messages\": [").is_err());
+/// // Not a request of any format: the error says which fields would make it one.
+/// assert!(detect_format(r#"{"model": "gpt-4o"}"#).is_err());
 /// # Ok::<(), ctxbudget::request::RequestError>(())
 /// ```
 ///
@@ -49,17 +52,115 @@ use super::wire::RequestFormat;
 ///
 /// # Errors
 ///
-/// [`RequestError::NotJson`] when `body` is not JSON.
+/// [`RequestError::NotJson`] when `body` is not JSON, and
+/// [`RequestError::UnknownFormat`] when it is not a JSON object, or has none of the
+/// fields a request of any of the five formats has (`messages`; `input`,
+/// `instructions`, `previous_response_id`, `prompt` or `conversation`; `contents`
+/// or `systemInstruction`).
 pub fn detect_format(body: &str) -> Result<RequestFormat, RequestError> {
+    detect(body).map(|detection| detection.format)
+}
+
+/// [`detect_format`], with what the format was told by: the field, message or block
+/// that only it has, or [`FormatClue::Undecided`] for a body valid in more than one
+/// format (plain user and assistant text is OpenAI Chat Completions and Anthropic
+/// Messages alike), taken as OpenAI's. Its [`Display`](fmt::Display) says so in a
+/// sentence, for a log or a warning.
+///
+/// ```
+/// use ctxbudget::request::{FormatClue, RequestFormat, detect};
+///
+/// let tool = r#"{"messages": [{"role": "user", "content": "Hi"},
+///     {"role": "tool", "tool_call_id": "c1", "content": "42"}]}"#;
+/// let detection = detect(tool)?;
+/// assert_eq!(detection.format, RequestFormat::OpenAiChat);
+/// assert_eq!(detection.clue, FormatClue::Message { index: 1, what: "the role `tool`" });
+///
+/// let plain = r#"{"model": "my-proxy", "messages": [{"role": "user", "content": "Hi"}]}"#;
+/// let detection = detect(plain)?;
+/// assert_eq!(detection.clue, FormatClue::Undecided);
+/// assert!(detection.to_string().contains("--format"), "{detection}");
+/// # Ok::<(), ctxbudget::request::RequestError>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`detect_format`].
+pub fn detect(body: &str) -> Result<Detection, RequestError> {
     let body = body.strip_prefix('\u{feff}').unwrap_or(body);
     let signals: Signals =
         serde_json::from_str(body).map_err(|source| RequestError::NotJson { source })?;
-    Ok(signals.format())
+    signals
+        .detection()
+        .ok_or_else(|| RequestError::UnknownFormat {
+            found: signals.shape(),
+        })
 }
 
-/// [`detect_format`] for a body already parsed.
+/// [`detect_format`] for a body already parsed. A value that is no request of any
+/// format is taken as OpenAI's, whose parser then says what it lacks.
 pub fn detect_value(body: &Value) -> RequestFormat {
-    Signals::deserialize(body).map_or(RequestFormat::OpenAiChat, |s| s.format())
+    Signals::deserialize(body)
+        .ok()
+        .and_then(|s| s.detection())
+        .map_or(RequestFormat::OpenAiChat, |d| d.format)
+}
+
+/// A body's format and what told it ([`detect`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Detection {
+    /// The format.
+    pub format: RequestFormat,
+    /// What told it.
+    pub clue: FormatClue,
+}
+
+/// What told a body's format ([`detect`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FormatClue {
+    /// A top-level field only this format has (`input`, `contents`, `toolConfig`,
+    /// `system` for Anthropic, ...).
+    Field(&'static str),
+    /// A tool given in this format's shape (`{"type": "function", "function": ...}`,
+    /// or one with an `input_schema`).
+    Tools,
+    /// A message with a role, call or content block only this format has.
+    Message {
+        /// Its index in `messages`.
+        index: usize,
+        /// What it has, as a phrase (`"the role `tool`"`, "a `tool_use` block").
+        what: &'static str,
+    },
+    /// Nothing only one format has: the body is valid in more than one (plain user
+    /// and assistant text in `messages`), and is taken as OpenAI Chat Completions.
+    Undecided,
+}
+
+impl fmt::Display for Detection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let format = self.format;
+        match self.clue {
+            FormatClue::Field(field) => {
+                write!(
+                    f,
+                    "{format}: the body has `{field}`, which only {format} has"
+                )
+            }
+            FormatClue::Tools => write!(f, "{format}: its `tools` are in {format}'s shape"),
+            FormatClue::Message { index, what } => {
+                write!(f, "{format}: messages[{index}] has {what}")
+            }
+            FormatClue::Undecided => write!(
+                f,
+                "taken as {format}: nothing in the body is only one format's (plain text \
+                 messages read as OpenAI Chat Completions and as Anthropic Messages alike); \
+                 name the format (`--format`, `AnyRequest::from_json(body, Some(format))`) \
+                 if it is another"
+            ),
+        }
+    }
 }
 
 /// What the body says about its format, read in one pass.
@@ -71,43 +172,76 @@ pub fn detect_value(body: &Value) -> RequestFormat {
 /// field 200 levels deep, a `1e400`) do not stop detection.
 #[derive(Default)]
 struct Signals {
+    /// Whether the body is a JSON object.
+    object: bool,
     system: bool,
-    /// Fields only one format has.
+    /// Fields only one format has: the first one read of each.
     only: Only,
     /// Whether the body has `messages` (every format but Responses and Gemini).
     has_messages: bool,
     tools: Option<RequestFormat>,
-    messages: Option<RequestFormat>,
+    messages: Option<(RequestFormat, usize, &'static str)>,
 }
 
-/// Whether the body has a top-level field only one format has.
+/// The first top-level field read that only one format has, per format.
 #[derive(Default)]
 struct Only {
-    /// OpenAI Responses: `input`, `instructions`, `previous_response_id`.
-    responses: bool,
+    /// OpenAI Responses: `input`, `instructions`, `previous_response_id`, `prompt`,
+    /// `conversation`.
+    responses: Option<&'static str>,
     /// Gemini: `contents`, `systemInstruction`.
-    gemini: bool,
+    gemini: Option<&'static str>,
     /// Bedrock Converse: `inferenceConfig`, `toolConfig`, `additionalModelRequestFields`.
-    bedrock: bool,
+    bedrock: Option<&'static str>,
 }
 
 impl Signals {
-    fn format(&self) -> RequestFormat {
-        if self.only.responses && !self.has_messages {
-            return RequestFormat::OpenAiResponses;
+    /// The format and its clue; `None` for a body that is no request of any format.
+    fn detection(&self) -> Option<Detection> {
+        let found = |format, clue| Some(Detection { format, clue });
+        if !self.has_messages {
+            if let Some(field) = self.only.responses {
+                return found(RequestFormat::OpenAiResponses, FormatClue::Field(field));
+            }
+            if let Some(field) = self.only.gemini {
+                return found(
+                    RequestFormat::GeminiGenerateContent,
+                    FormatClue::Field(field),
+                );
+            }
+            return None;
         }
-        if self.only.gemini && !self.has_messages {
-            return RequestFormat::GeminiGenerateContent;
+        if let Some(field) = self.only.bedrock {
+            return found(RequestFormat::BedrockConverse, FormatClue::Field(field));
         }
-        if self.only.bedrock || self.messages == Some(RequestFormat::BedrockConverse) {
-            return RequestFormat::BedrockConverse;
+        if let Some((RequestFormat::BedrockConverse, index, what)) = self.messages {
+            return found(
+                RequestFormat::BedrockConverse,
+                FormatClue::Message { index, what },
+            );
         }
         if self.system {
-            return RequestFormat::AnthropicMessages;
+            return found(
+                RequestFormat::AnthropicMessages,
+                FormatClue::Field("system"),
+            );
         }
-        self.tools
-            .or(self.messages)
-            .unwrap_or(RequestFormat::OpenAiChat)
+        if let Some(format) = self.tools {
+            return found(format, FormatClue::Tools);
+        }
+        if let Some((format, index, what)) = self.messages {
+            return found(format, FormatClue::Message { index, what });
+        }
+        found(RequestFormat::OpenAiChat, FormatClue::Undecided)
+    }
+
+    /// What the body is, for [`RequestError::UnknownFormat`].
+    fn shape(&self) -> &'static str {
+        if self.object {
+            "a JSON object without `messages`, `input`, `instructions` or `contents`"
+        } else {
+            "JSON, but not an object"
+        }
     }
 }
 
@@ -115,6 +249,9 @@ impl Signals {
 trait ObjectProbe: Default {
     /// Reads the value of `key` (skipping it when the key does not matter).
     fn field<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error>;
+
+    /// Called once the value is known to be an object, before its fields.
+    fn object(&mut self) {}
 }
 
 /// A value read by a visitor that takes a JSON array and skips anything else.
@@ -159,6 +296,7 @@ impl<'de, T: ObjectProbe> Visitor<'de> for ObjectVisitor<T> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
         let mut probe = T::default();
+        probe.object();
         while let Some(key) = map.next_key::<String>()? {
             probe.field(&key, &mut map)?;
         }
@@ -210,6 +348,10 @@ macro_rules! probe {
 }
 
 impl ObjectProbe for Signals {
+    fn object(&mut self) {
+        self.object = true;
+    }
+
     fn field<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
         match key {
             "system" => {
@@ -219,19 +361,19 @@ impl ObjectProbe for Signals {
             "tools" => self.tools = map.next_value::<Tools>()?.format(),
             "messages" => {
                 self.has_messages = true;
-                self.messages = map.next_value::<Messages>()?.0;
+                self.messages = map.next_value::<Messages>()?.verdict;
             }
-            "input" | "instructions" | "previous_response_id" => {
+            "input" | "instructions" | "previous_response_id" | "prompt" | "conversation" => {
                 map.next_value::<IgnoredAny>()?;
-                self.only.responses = true;
+                first(&mut self.only.responses, key);
             }
             "contents" | "systemInstruction" | "system_instruction" => {
                 map.next_value::<IgnoredAny>()?;
-                self.only.gemini = true;
+                first(&mut self.only.gemini, key);
             }
             "inferenceConfig" | "toolConfig" | "additionalModelRequestFields" => {
                 map.next_value::<IgnoredAny>()?;
-                self.only.bedrock = true;
+                first(&mut self.only.bedrock, key);
             }
             _ => {
                 map.next_value::<IgnoredAny>()?;
@@ -241,6 +383,26 @@ impl ObjectProbe for Signals {
     }
 }
 probe!(Signals, ObjectVisitor);
+
+/// Keeps the first field read: `key` as a `'static` name of the fields matched.
+fn first(slot: &mut Option<&'static str>, key: &str) {
+    const FIELDS: [&str; 11] = [
+        "input",
+        "instructions",
+        "previous_response_id",
+        "prompt",
+        "conversation",
+        "contents",
+        "systemInstruction",
+        "system_instruction",
+        "inferenceConfig",
+        "toolConfig",
+        "additionalModelRequestFields",
+    ];
+    if slot.is_none() {
+        *slot = FIELDS.into_iter().find(|field| *field == key);
+    }
+}
 
 /// The `tools`: whether any is `{"function": ...}` (OpenAI) or has an
 /// `input_schema` (Anthropic).
@@ -295,14 +457,23 @@ probe!(Tool, ObjectVisitor);
 
 /// The `messages`: the verdict of the first message that has one.
 #[derive(Default)]
-struct Messages(Option<RequestFormat>);
+struct Messages {
+    /// The verdict, the message's index and what told it.
+    verdict: Option<(RequestFormat, usize, &'static str)>,
+    /// Messages read so far.
+    read: usize,
+}
 
 impl ArrayProbe for Messages {
     fn element<'de, A: SeqAccess<'de>>(&mut self, seq: &mut A) -> Result<bool, A::Error> {
         let Some(message) = seq.next_element::<Message>()? else {
             return Ok(false);
         };
-        self.0 = self.0.or(message.format());
+        let index = self.read;
+        self.read = self.read.saturating_add(1);
+        self.verdict = self
+            .verdict
+            .or_else(|| message.format().map(|(format, what)| (format, index, what)));
         Ok(true)
     }
 }
@@ -311,17 +482,22 @@ probe!(Messages, ArrayVisitor);
 #[derive(Default)]
 struct Message {
     role: Option<String>,
-    calls: bool,
+    /// `tool_calls` or `function_call`, when the message has one.
+    calls: Option<&'static str>,
     parts: Parts,
 }
 
 impl Message {
-    fn format(&self) -> Option<RequestFormat> {
-        if let Some("system" | "developer" | "tool" | "function") = self.role.as_deref() {
-            return Some(RequestFormat::OpenAiChat);
-        }
-        if self.calls {
-            return Some(RequestFormat::OpenAiChat);
+    fn format(&self) -> Option<(RequestFormat, &'static str)> {
+        let role = match self.role.as_deref() {
+            Some("system") => Some("the role `system`"),
+            Some("developer") => Some("the role `developer`"),
+            Some("tool") => Some("the role `tool`"),
+            Some("function") => Some("the role `function`"),
+            _ => None,
+        };
+        if let Some(what) = role.or(self.calls) {
+            return Some((RequestFormat::OpenAiChat, what));
         }
         self.parts.0
     }
@@ -332,9 +508,13 @@ impl ObjectProbe for Message {
         match key {
             "role" => self.role = map.next_value::<Text>()?.0,
             "content" => self.parts = map.next_value()?,
-            "tool_calls" | "function_call" => {
+            "tool_calls" => {
                 map.next_value::<IgnoredAny>()?;
-                self.calls = true;
+                self.calls = Some("`tool_calls`");
+            }
+            "function_call" => {
+                map.next_value::<IgnoredAny>()?;
+                self.calls = Some("a `function_call`");
             }
             _ => {
                 map.next_value::<IgnoredAny>()?;
@@ -347,7 +527,7 @@ probe!(Message, ObjectVisitor);
 
 /// A message's `content` parts: the verdict of the first part that has one.
 #[derive(Default)]
-struct Parts(Option<RequestFormat>);
+struct Parts(Option<(RequestFormat, &'static str)>);
 
 impl ArrayProbe for Parts {
     fn element<'de, A: SeqAccess<'de>>(&mut self, seq: &mut A) -> Result<bool, A::Error> {
@@ -364,23 +544,29 @@ probe!(Parts, ArrayVisitor);
 struct Part {
     kind: Option<String>,
     source: bool,
-    /// A key only a Bedrock block has (`toolUse`, `toolResult`, ...).
-    bedrock: bool,
+    /// A key only a Bedrock block has (`toolUse`, `toolResult`, ...), as a phrase.
+    bedrock: Option<&'static str>,
 }
 
 impl Part {
-    fn format(&self) -> Option<RequestFormat> {
-        if self.bedrock && self.kind.is_none() {
-            return Some(RequestFormat::BedrockConverse);
+    fn format(&self) -> Option<(RequestFormat, &'static str)> {
+        use RequestFormat::{AnthropicMessages, BedrockConverse, OpenAiChat};
+        if let (Some(key), None) = (self.bedrock, &self.kind) {
+            return Some((BedrockConverse, key));
         }
-        match self.kind.as_deref()? {
-            "tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "document" => {
-                Some(RequestFormat::AnthropicMessages)
-            }
-            "image" if self.source => Some(RequestFormat::AnthropicMessages),
-            "image_url" | "input_audio" | "file" | "refusal" => Some(RequestFormat::OpenAiChat),
-            _ => None,
-        }
+        Some(match self.kind.as_deref()? {
+            "tool_use" => (AnthropicMessages, "a `tool_use` block"),
+            "tool_result" => (AnthropicMessages, "a `tool_result` block"),
+            "thinking" => (AnthropicMessages, "a `thinking` block"),
+            "redacted_thinking" => (AnthropicMessages, "a `redacted_thinking` block"),
+            "document" => (AnthropicMessages, "a `document` block"),
+            "image" if self.source => (AnthropicMessages, "an `image` block with a `source`"),
+            "image_url" => (OpenAiChat, "an `image_url` part"),
+            "input_audio" => (OpenAiChat, "an `input_audio` part"),
+            "file" => (OpenAiChat, "a `file` part"),
+            "refusal" => (OpenAiChat, "a `refusal` part"),
+            _ => return None,
+        })
     }
 }
 
@@ -394,7 +580,13 @@ impl ObjectProbe for Part {
             }
             "toolUse" | "toolResult" | "reasoningContent" | "cachePoint" | "guardContent" => {
                 map.next_value::<IgnoredAny>()?;
-                self.bedrock = true;
+                self.bedrock = self.bedrock.or(match key {
+                    "toolUse" => Some("a `toolUse` block"),
+                    "toolResult" => Some("a `toolResult` block"),
+                    "reasoningContent" => Some("a `reasoningContent` block"),
+                    "cachePoint" => Some("a `cachePoint` block"),
+                    _ => Some("a `guardContent` block"),
+                });
             }
             _ => {
                 map.next_value::<IgnoredAny>()?;
@@ -501,7 +693,9 @@ mod tests {
                 A,
             ),
             (r#"{"messages":[{"role":"user","content":"plain"}]}"#, O),
-            ("\u{feff}{}", O),
+            ("\u{feff}{\"messages\": []}", O),
+            (r#"{"model":"gpt-5","prompt":{"id":"pmpt_1"}}"#, R),
+            (r#"{"conversation":"conv_1","input":"hi"}"#, R),
             (r#"{"model":"gpt-5","input":"hi"}"#, R),
             (
                 r#"{"input":[{"type":"function_call_output","call_id":"c","output":"x"}]}"#,
@@ -555,14 +749,96 @@ mod tests {
         assert_eq!(format(&body), RequestFormat::OpenAiChat);
         // Odd shapes are read past too: the parsers say what is wrong with them.
         for body in [
-            "[]",
-            "5",
             r#"{"messages": 5, "tools": "x"}"#,
             r#"{"messages": [5, {"role": [1], "content": {"a": 1}}]}"#,
             r#"{"messages": [{"content": [{"type": {"x": 1}}, "text"]}]}"#,
         ] {
             assert_eq!(format(body), RequestFormat::OpenAiChat, "{body}");
         }
+    }
+
+    #[test]
+    fn a_body_of_no_format_says_what_it_lacks() {
+        for (body, found) in [
+            ("[]", "not an object"),
+            ("5", "not an object"),
+            ("\"messages\"", "not an object"),
+            ("{}", "without `messages`"),
+            (
+                r#"{"model": "gpt-4o", "max_tokens": 5}"#,
+                "without `messages`",
+            ),
+            (
+                r#"{"system": "Be brief.", "tools": []}"#,
+                "without `messages`",
+            ),
+        ] {
+            let error = detect_format(body).unwrap_err();
+            assert!(
+                matches!(error, RequestError::UnknownFormat { .. }),
+                "{body}: {error:?}"
+            );
+            let message = error.to_string();
+            assert!(message.contains(found), "{body}: {message}");
+            assert!(message.contains("`contents` (Gemini)"), "{message}");
+            // A parsed value falls back to OpenAI's, whose parser says what is missing.
+            let value: Value = serde_json::from_str(body).unwrap();
+            assert_eq!(detect_value(&value), RequestFormat::OpenAiChat, "{body}");
+        }
+    }
+
+    #[test]
+    fn the_clue_names_what_told_the_format() {
+        let clue = |body: &str| detect(body).unwrap().clue;
+        assert_eq!(
+            clue(
+                r#"{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":[{"type":"thinking","thinking":"t"}]}]}"#
+            ),
+            FormatClue::Message {
+                index: 1,
+                what: "a `thinking` block"
+            }
+        );
+        assert_eq!(
+            clue(r#"{"messages":[{"role":"assistant","content":"a","tool_calls":[]}]}"#),
+            FormatClue::Message {
+                index: 0,
+                what: "`tool_calls`"
+            }
+        );
+        assert_eq!(
+            clue(r#"{"messages":[{"role":"user","content":[{"cachePoint":{"type":"default"}}]}]}"#),
+            FormatClue::Message {
+                index: 0,
+                what: "a `cachePoint` block"
+            }
+        );
+        assert_eq!(
+            clue(r#"{"instructions":"x","input":"y"}"#),
+            FormatClue::Field("instructions")
+        );
+        assert_eq!(
+            clue(r#"{"messages":[],"toolConfig":{}}"#),
+            FormatClue::Field("toolConfig")
+        );
+        assert_eq!(
+            clue(r#"{"system":"x","messages":[]}"#),
+            FormatClue::Field("system")
+        );
+        assert_eq!(
+            clue(r#"{"tools":[{"name":"f","input_schema":{}}],"messages":[]}"#),
+            FormatClue::Tools
+        );
+        let undecided = detect(r#"{"messages":[{"role":"user","content":"plain"}]}"#).unwrap();
+        assert_eq!(undecided.clue, FormatClue::Undecided);
+        assert_eq!(undecided.format, RequestFormat::OpenAiChat);
+        let said = undecided.to_string();
+        assert!(said.contains("Anthropic Messages alike"), "{said}");
+        let told = detect(r#"{"messages":[{"role":"developer","content":"x"}]}"#).unwrap();
+        assert_eq!(
+            told.to_string(),
+            "OpenAI Chat Completions: messages[0] has the role `developer`"
+        );
     }
 
     #[test]

@@ -28,6 +28,16 @@ pub enum RequestError {
         #[source]
         source: serde_json::Error,
     },
+    /// The body is JSON, but no request of any format ctxbudget reads: it is not an
+    /// object, or it has none of the fields that make one
+    /// ([`detect_format`](super::detect_format)).
+    #[error(
+        "the request body is {found}, so it is no request of a format ctxbudget reads; send `messages` (Chat Completions, Anthropic, Bedrock), `input` (Responses) or `contents` (Gemini)"
+    )]
+    UnknownFormat {
+        /// What the body is instead.
+        found: &'static str,
+    },
     /// A client's request value did not serialize to JSON
     /// ([`RequestFitter::fit_serde`](super::RequestFitter::fit_serde)).
     #[error(

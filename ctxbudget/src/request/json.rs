@@ -102,6 +102,28 @@ pub(crate) fn is_output_limit(error: &serde_json::Error) -> bool {
         .contains(", not a whole number of tokens: ")
 }
 
+impl super::error::RequestError {
+    /// serde's error reading a body of `format`, with what the reader expected: the
+    /// output limit's own words when the error is [`output_limit`]'s, `expected`
+    /// (the shape of the whole body) otherwise.
+    pub(crate) fn json(
+        format: super::wire::RequestFormat,
+        expected: &'static str,
+        source: serde_json::Error,
+    ) -> Self {
+        let expected = if is_output_limit(&source) {
+            EXPECTED_OUTPUT_LIMIT
+        } else {
+            expected
+        };
+        Self::Json {
+            format,
+            expected,
+            source,
+        }
+    }
+}
+
 /// Whether serde's error is its recursion limit: the input nests deeper than 128
 /// arrays and objects where it is read into typed values.
 pub(crate) fn is_depth_limit(error: &serde_json::Error) -> bool {

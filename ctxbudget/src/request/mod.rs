@@ -64,6 +64,7 @@ mod fit;
 pub mod gemini;
 pub mod image;
 mod json;
+mod lossless;
 pub mod openai;
 mod overflow;
 mod prompt;
@@ -76,7 +77,7 @@ pub use calibration::{
     CALIBRATION_MIN, CALIBRATION_WINDOW, Calibration, InputUsage, Observation, UsageError,
     UsageProvider,
 };
-pub use detect::{detect_format, detect_value};
+pub use detect::{Detection, FormatClue, detect, detect_format, detect_value};
 pub use error::RequestError;
 pub use fit::{DEFAULT_OUTPUT, FittedRequest, InputLimit, RequestCount, RequestFitter};
 pub use overflow::{ContextOverflow, OverflowError, OverflowProvider};

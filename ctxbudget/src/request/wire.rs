@@ -61,6 +61,8 @@ impl RequestFormat {
             ApiFormat::OpenAiChat => Some(RequestFormat::OpenAiChat),
             ApiFormat::AnthropicMessages => Some(RequestFormat::AnthropicMessages),
             ApiFormat::GeminiGenerateContent => Some(RequestFormat::GeminiGenerateContent),
+            ApiFormat::OpenAiResponses => Some(RequestFormat::OpenAiResponses),
+            ApiFormat::BedrockConverse => Some(RequestFormat::BedrockConverse),
             _ => None,
         }
     }

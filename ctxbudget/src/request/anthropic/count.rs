@@ -35,7 +35,7 @@ const MAX_PDF_PAGES: usize = 600;
 /// documents nested deeper is counted as its JSON text, read once.
 const DOCUMENT_DEPTH: usize = 32;
 
-pub(super) const TOKENIZER: &str = "Anthropic publishes neither its tokenizer nor its per-message overhead: texts are counted with the counter given, messages with ChatFormat::anthropic()'s estimated overhead; check against the `usage` or the count_tokens endpoint";
+pub(super) const TOKENIZER: &str = "Anthropic publishes neither its tokenizer nor its per-message overhead: texts are counted with the counter given, messages with ChatFormat::anthropic_for_model()'s estimated overhead; check against the `usage` or the count_tokens endpoint";
 const PDF_PAGES: &str = "a PDF document, counted at 4,600 tokens a page (Anthropic's PDF guide: 1,500 to 3,000 text tokens a page, plus each page as an image), its pages counted in the file";
 const PDF_UNKNOWN: &str = "a document whose pages could not be counted (at a URL, in the Files API, not base64 PDF, or unreadable), counted as one PDF page of 4,600 tokens";
 const DEEP_DOCUMENT: &str = "documents nested more than 32 levels deep in custom-content documents, counted as the JSON text of their content";
@@ -45,7 +45,7 @@ const REDACTED: &str = "redacted thinking, counted as the text of its encrypted 
 const OTHER_BLOCK: &str =
     "a content block of a type ctxbudget does not model, counted as the JSON text of its fields";
 pub(super) const SERVER_TOOL: &str = "a tool of Anthropic's whose definition is not published (web search, web fetch, code execution, ...), counted as its JSON text";
-pub(super) const UNKNOWN_MODEL: &str = "the model is not one whose tool-use system prompt Anthropic publishes; counted at 346 tokens (313 for `any` and `tool`), as for Claude 4 models";
+pub(crate) const UNKNOWN_MODEL: &str = "the model is not one whose tool-use system prompt Anthropic publishes; counted at 346 tokens (313 for `any` and `tool`), as for Claude 4 models";
 
 /// What `content` costs: text, tool results, images, documents, and thinking when
 /// `thinking` is set. `tool_use` blocks cost nothing here: the chat format counts

@@ -60,8 +60,10 @@
 //!
 //! Anthropic publishes neither its tokenizer nor its per-message overhead, so a
 //! count is an estimate with the counter you give (see
-//! [`ChatFormat::anthropic`](crate::chat::ChatFormat::anthropic)), and says so in
-//! its [`Assumption`](crate::request::Assumption)s. What each part costs:
+//! [`ChatFormat::anthropic_for_model`](crate::chat::ChatFormat::anthropic_for_model):
+//! the frame of a one-message request follows the model's tokenizer generation, 11
+//! tokens on Claude Opus 4.7), and says so in its
+//! [`Assumption`](crate::request::Assumption)s. What each part costs:
 //!
 //! | part | counted as |
 //! | --- | --- |
@@ -130,3 +132,7 @@ pub use message::{AnthropicMessage, AnthropicRole};
 pub use model::ThinkingRetention;
 pub use request::{MessagesMut, MessagesRequest};
 pub use validate::{RemovedBlock, RepairReason, ToolPairingRepair};
+
+/// For Claude on other platforms (Bedrock): the tool-use system prompt Anthropic adds.
+pub(crate) use count::UNKNOWN_MODEL;
+pub(crate) use model::tool_system_prompt;

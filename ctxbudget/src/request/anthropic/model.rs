@@ -47,7 +47,7 @@ impl ClaudeModel {
 /// for `auto` and `none`, 313 for `any` and `tool`; Claude Haiku 3.5 and Haiku 3 add
 /// 264 and 340; Claude Opus 3 530 and 281; Claude Sonnet 3 159 and 235. Models the
 /// table does not know (later ones included) are counted as Claude 4 models.
-pub(super) fn tool_system_prompt(model: Option<&str>, tool_choice: &str) -> (usize, bool) {
+pub(crate) fn tool_system_prompt(model: Option<&str>, tool_choice: &str) -> (usize, bool) {
     let forced = matches!(tool_choice, "any" | "tool");
     let parsed = model.and_then(ClaudeModel::parse);
     let (auto, any) = match parsed {

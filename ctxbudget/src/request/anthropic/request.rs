@@ -339,7 +339,9 @@ impl WireRequest for MessagesRequest {
     }
 
     fn chat_format(&self) -> ChatFormat {
-        ChatFormat::anthropic()
+        self.model
+            .as_deref()
+            .map_or_else(ChatFormat::anthropic, ChatFormat::anthropic_for_model)
     }
 
     /// The system prompt's text, the tool definitions (see

@@ -10,12 +10,13 @@ use super::request::BedrockRequest;
 use super::validate;
 use crate::chat::ChatFormat;
 use crate::count::TokenCounter;
+use crate::request::anthropic::{UNKNOWN_MODEL, tool_system_prompt};
 use crate::request::error::RequestError;
 use crate::request::json::compact_json;
 use crate::request::wire::{Assumption, RequestCost, RequestFormat, WireRequest, retain_kept};
 
 /// The assumption of a count for a Claude model on Bedrock.
-pub const CLAUDE: &str = "a Claude model on Bedrock: texts are counted with the counter given (the catalogue's Claude counter or estimate), messages with ChatFormat::anthropic()'s estimated framing";
+pub const CLAUDE: &str = "a Claude model on Bedrock: texts are counted with the counter given (the catalogue's Claude counter or estimate), messages with ChatFormat::anthropic_for_model()'s estimated framing";
 /// The assumption of a count for any other model on Bedrock (or none named).
 pub const OTHER_MODEL: &str = "a model other than Claude (or none named): texts are counted with the counter given, each message with an estimated 4 tokens of framing; Bedrock bills by the model's own tokenizer";
 /// The assumption of tool specifications.
@@ -33,11 +34,11 @@ pub fn is_claude(model: Option<&str>) -> bool {
     model.is_some_and(|m| m.contains("anthropic.claude") || m.contains("claude-"))
 }
 
-/// The chat format of a model family: [`ChatFormat::anthropic`] for Claude, an
+/// The chat format of a model family: [`ChatFormat::anthropic_for_model`] for Claude, an
 /// estimate (4 tokens a message, 3 a tool use, 3 to prime the reply) for others.
 pub fn chat_format(model: Option<&str>) -> ChatFormat {
-    if is_claude(model) {
-        ChatFormat::anthropic()
+    if let (true, Some(model)) = (is_claude(model), model) {
+        ChatFormat::anthropic_for_model(model)
     } else {
         ChatFormat::content_only()
             .with_tokens_per_message(4)
@@ -64,6 +65,24 @@ impl BedrockRequest {
         cost.tokens = cost.tokens.saturating_add(messages);
         cost.assumptions.append(&mut self.message_assumptions());
         cost
+    }
+}
+
+/// The kind of a Bedrock `toolChoice` (`{"auto": {}}`, `{"any": {}}` or
+/// `{"tool": {"name": ...}}`), as Anthropic's `tool_choice` names it; `auto` for
+/// anything else.
+fn tool_choice(raw: &str) -> &'static str {
+    #[derive(serde::Deserialize)]
+    struct Choice<'a> {
+        #[serde(borrow)]
+        any: Option<&'a serde_json::value::RawValue>,
+        #[serde(borrow)]
+        tool: Option<&'a serde_json::value::RawValue>,
+    }
+    match serde_json::from_str::<Choice<'_>>(raw) {
+        Ok(Choice { tool: Some(_), .. }) => "tool",
+        Ok(Choice { any: Some(_), .. }) => "any",
+        _ => "auto",
     }
 }
 
@@ -94,8 +113,10 @@ impl WireRequest for BedrockRequest {
     }
 
     /// The `system` blocks (their texts, joined by blank lines), each
-    /// `toolConfig.tools[].toolSpec` as its compact JSON text ([`TOOLS`]), and
-    /// [`CLAUDE`] or [`OTHER_MODEL`].
+    /// `toolConfig.tools[].toolSpec` as its compact JSON text ([`TOOLS`]), for a
+    /// Claude model with tools the tool-use system prompt Anthropic adds (as in
+    /// Anthropic Messages, by `toolConfig.toolChoice`: 346 tokens for `auto`, 313 for
+    /// `any` and `tool` on Claude 4 models), and [`CLAUDE`] or [`OTHER_MODEL`].
     fn fixed_cost<C: TokenCounter + ?Sized>(&self, counter: &C) -> RequestCost {
         let claude = is_claude(self.model());
         let mut cost = RequestCost {
@@ -122,8 +143,20 @@ impl WireRequest for BedrockRequest {
             struct Config<'a> {
                 #[serde(borrow, default)]
                 tools: Vec<&'a serde_json::value::RawValue>,
+                #[serde(borrow, default, rename = "toolChoice")]
+                choice: Option<&'a serde_json::value::RawValue>,
             }
             if let Ok(config) = serde_json::from_str::<Config<'_>>(config.get()) {
+                if claude && !config.tools.is_empty() {
+                    // Bedrock hands Claude its tools through Anthropic's API, which
+                    // adds its tool-use system prompt.
+                    let choice = config.choice.map_or("auto", |c| tool_choice(c.get()));
+                    let (prompt, known) = tool_system_prompt(self.model(), choice);
+                    cost.tokens = cost.tokens.saturating_add(prompt);
+                    if !known {
+                        push(&mut cost.assumptions, unpublished(None, UNKNOWN_MODEL));
+                    }
+                }
                 for tool in config.tools {
                     #[derive(serde::Deserialize)]
                     struct Tool<'a> {

@@ -55,7 +55,12 @@
 //!   PDF page ([`MEDIA`]); `cachePoint`s cost nothing; other blocks their JSON
 //!   text ([`AS_JSON`]);
 //! - `system` blocks are counted as text joined by blank lines, each
-//!   `toolConfig.tools[].toolSpec` as its compact JSON text ([`TOOLS`]).
+//!   `toolConfig.tools[].toolSpec` as its compact JSON text ([`TOOLS`]); a Claude
+//!   model with tools also pays the tool-use system prompt Anthropic adds, by
+//!   `toolConfig.toolChoice` as in Anthropic Messages (346 tokens for `auto`, 313
+//!   for `any` and `tool` on Claude 4 models);
+//! - every turn's `reasoningContent` counts: Claude models that drop earlier
+//!   turns' thinking bill less, so the count is an upper bound there.
 //!
 //! # Checks
 //!

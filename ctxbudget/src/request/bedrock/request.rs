@@ -1,17 +1,18 @@
 //! [`BedrockRequest`]: the body, read and written losslessly.
 
-use std::fmt;
 use std::str::FromStr;
 
-use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::de::{self, Deserializer};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use super::message::BedrockMessage;
 use crate::request::error::RequestError;
-use crate::request::json::{EXPECTED_OUTPUT_LIMIT, is_output_limit, output_limit};
-use crate::request::openai::wire::{WireObject, deserialize_object, serialize_object};
+use crate::request::json::output_limit;
+use crate::request::lossless::{
+    ArrayElement, JsonArray, WireObject, deserialize_object, serialize_object,
+};
 use crate::request::openai::{Fields, RawJson};
 use crate::request::wire::RequestFormat;
 
@@ -155,16 +156,7 @@ fn max_tokens_field(config: &str) -> Result<Option<&RawValue>, serde_json::Error
 }
 
 fn json_error(source: serde_json::Error) -> RequestError {
-    let expected = if is_output_limit(&source) {
-        EXPECTED_OUTPUT_LIMIT
-    } else {
-        EXPECTED
-    };
-    RequestError::Json {
-        format: RequestFormat::BedrockConverse,
-        expected,
-        source,
-    }
+    RequestError::json(RequestFormat::BedrockConverse, EXPECTED, source)
 }
 
 impl FromStr for BedrockRequest {
@@ -175,30 +167,8 @@ impl FromStr for BedrockRequest {
     }
 }
 
-struct Messages(Vec<BedrockMessage>);
-
-impl<'de> Deserialize<'de> for Messages {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_seq(MessagesVisitor)
-    }
-}
-
-struct MessagesVisitor;
-
-impl<'de> Visitor<'de> for MessagesVisitor {
-    type Value = Messages;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("`messages` as an array of message objects")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Messages, A::Error> {
-        let mut messages = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-        while let Some(message) = seq.next_element::<BedrockMessage>()? {
-            messages.push(message);
-        }
-        Ok(Messages(messages))
-    }
+impl ArrayElement for BedrockMessage {
+    const ARRAY: &'static str = "`messages` as an array of message objects";
 }
 
 impl WireObject for BedrockRequest {
@@ -214,8 +184,8 @@ impl WireObject for BedrockRequest {
             if r.given.is_some() {
                 return Err(de::Error::duplicate_field("messages"));
             }
-            match Option::<Messages>::deserialize(value)? {
-                Some(Messages(messages)) => {
+            match Option::<JsonArray<BedrockMessage>>::deserialize(value)? {
+                Some(JsonArray(messages)) => {
                     r.messages = messages;
                     r.given = Some(true);
                 }

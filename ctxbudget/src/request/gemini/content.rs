@@ -79,6 +79,7 @@ impl View {
                         kind: PartKind::Other(crate::request::json::compact_json(part.get())),
                         thought: false,
                         signature: false,
+                        resolution: super::media::Resolution::Default,
                     });
                 }
             }

@@ -3,7 +3,7 @@
 //! edited and checked.
 
 use super::content::{GeminiContent, content_tokens, part_tokens};
-use super::media::ImageRule;
+use super::media::{ImageRule, MediaRule};
 use super::part::PartKind;
 use super::request::GeminiRequest;
 use super::validate;
@@ -24,7 +24,7 @@ pub const TOOLS: &str = "tools are counted as the JSON text of each function dec
 pub const THOUGHTS: &str = "thought parts are counted as their text and thoughtSignatures as nothing; Google does not publish what either costs when sent back";
 /// The assumption of files, media other than images, and images whose size
 /// could not be read.
-pub const MEDIA: &str = "a file, audio, video, PDF or unreadable image is counted at 1,120 tokens (one image at high media resolution); audio, video and PDF pages cost more, by a length this count does not read";
+pub const MEDIA: &str = "a file, audio, video, PDF or unreadable image is counted as one image at high media resolution (1,120 tokens; 2,240 at ultra high); audio, video and PDF pages cost more, by a length this count does not read";
 /// The assumption of parts ctxbudget does not read.
 pub const AS_JSON: &str = "a part of a kind ctxbudget does not read (executableCode, codeExecutionResult, ...) is counted as its JSON text";
 /// The assumption of images when the model is not known.
@@ -41,8 +41,17 @@ pub const fn chat_format() -> ChatFormat {
 }
 
 impl GeminiRequest {
+    /// How this request's media are counted: by its model's image rule, at the
+    /// `generationConfig.mediaResolution` it asks for.
+    fn media_rule(&self) -> MediaRule {
+        MediaRule {
+            images: ImageRule::for_model(self.model()),
+            resolution: self.media_resolution(),
+        }
+    }
+
     fn stamp_images(&self) {
-        let rule = ImageRule::for_model(self.model());
+        let rule = self.media_rule();
         for content in &self.contents {
             content.rule.set(rule);
         }
@@ -97,7 +106,7 @@ impl WireRequest for GeminiRequest {
         };
         if let Some(system) = self.system_instruction() {
             let content = GeminiContent::from_raw(system.clone());
-            content.rule.set(ImageRule::for_model(self.model()));
+            content.rule.set(self.media_rule());
             let format = chat_format();
             cost.tokens = format
                 .tokens_per_message()
@@ -156,6 +165,8 @@ impl WireRequest for GeminiRequest {
                         image: true,
                         size: Some(_),
                     } => {}
+                    // Gemini 3 bills any image by its media resolution alone.
+                    PartKind::Inline { image: true, .. } if rule == ImageRule::Flat => {}
                     PartKind::Inline { .. } | PartKind::File => {
                         push(&mut out, unpublished(at, MEDIA));
                     }

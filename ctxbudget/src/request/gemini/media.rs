@@ -1,6 +1,6 @@
 //! How media parts are counted: the image rule of the request's model
-//! ([`ImageRule`]), stamped on each content ([`RuleStamp`]), and what a part the
-//! count cannot size costs.
+//! ([`ImageRule`]) and its media resolution ([`Resolution`]), stamped on each
+//! content ([`RuleStamp`]), and what a part the count cannot size costs.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -61,23 +61,104 @@ impl ImageRule {
     }
 }
 
-/// The image rule a content is counted by, set by the request that holds it
+/// A media resolution: `generationConfig.mediaResolution` for the whole request,
+/// or a part's own `mediaResolution.level` (Gemini 3). On Gemini 3 an image costs
+/// 280 tokens at low, 560 at medium, 1,120 at high (the default) and 2,240 at ultra
+/// high (the media-resolution guide); older models are counted by their tiles
+/// whatever it says (an upper bound at low resolution).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub(crate) enum Resolution {
+    /// Not given (or `MEDIA_RESOLUTION_UNSPECIFIED`): the model's default.
+    #[default]
+    Default = 0,
+    Low = 1,
+    Medium = 2,
+    High = 3,
+    UltraHigh = 4,
+}
+
+impl Resolution {
+    /// Reads `MEDIA_RESOLUTION_LOW` (or `LOW`, any case) and the rest; `None` for
+    /// anything else.
+    pub(crate) fn parse(level: &str) -> Option<Self> {
+        let level = level.trim();
+        let level = level
+            .get(.."MEDIA_RESOLUTION_".len())
+            .filter(|prefix| prefix.eq_ignore_ascii_case("MEDIA_RESOLUTION_"))
+            .map_or(level, |_| &level["MEDIA_RESOLUTION_".len()..]);
+        [
+            ("UNSPECIFIED", Resolution::Default),
+            ("LOW", Resolution::Low),
+            ("MEDIUM", Resolution::Medium),
+            ("HIGH", Resolution::High),
+            ("ULTRA_HIGH", Resolution::UltraHigh),
+        ]
+        .into_iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(level))
+        .map(|(_, resolution)| resolution)
+    }
+
+    /// What one image costs at this resolution on Gemini 3.
+    pub(crate) const fn image_tokens(self) -> usize {
+        match self {
+            Resolution::Low => 280,
+            Resolution::Medium => 560,
+            Resolution::Default | Resolution::High => MEDIA_TOKENS,
+            Resolution::UltraHigh => 2 * MEDIA_TOKENS,
+        }
+    }
+
+    /// `self`, or `fallback` when `self` is the default.
+    const fn or(self, fallback: Resolution) -> Resolution {
+        match self {
+            Resolution::Default => fallback,
+            given => given,
+        }
+    }
+
+    const fn from_bits(bits: u8) -> Self {
+        match bits {
+            1 => Resolution::Low,
+            2 => Resolution::Medium,
+            3 => Resolution::High,
+            4 => Resolution::UltraHigh,
+            _ => Resolution::Default,
+        }
+    }
+}
+
+/// How a content's media are counted: the model's image rule and the request's
+/// media resolution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MediaRule {
+    pub(crate) images: ImageRule,
+    pub(crate) resolution: Resolution,
+}
+
+/// The media rule a content is counted by, set by the request that holds it
 /// each time it counts or hands out its contents. Not part of the content's JSON,
 /// nor of its equality.
 #[derive(Debug, Default)]
 pub(crate) struct RuleStamp(AtomicU8);
 
 impl RuleStamp {
-    pub(crate) fn get(&self) -> ImageRule {
-        match self.0.load(Ordering::Relaxed) {
+    pub(crate) fn get(&self) -> MediaRule {
+        let bits = self.0.load(Ordering::Relaxed);
+        let images = match bits & 0b11 {
             1 => ImageRule::Tiles,
             2 => ImageRule::Flat,
             _ => ImageRule::Unknown,
+        };
+        MediaRule {
+            images,
+            resolution: Resolution::from_bits(bits >> 2),
         }
     }
 
-    pub(crate) fn set(&self, rule: ImageRule) {
-        self.0.store(rule as u8, Ordering::Relaxed);
+    pub(crate) fn set(&self, rule: MediaRule) {
+        let bits = rule.images as u8 | ((rule.resolution as u8) << 2);
+        self.0.store(bits, Ordering::Relaxed);
     }
 }
 
@@ -87,14 +168,29 @@ impl Clone for RuleStamp {
     }
 }
 
-/// What a media part costs under `rule`.
-pub(crate) fn media_tokens(rule: ImageRule, part: &PartView) -> usize {
-    match part.kind {
-        PartKind::Inline {
-            image: true,
-            size: Some(size),
-        } => rule.tokens(size),
-        _ => MEDIA_TOKENS,
+/// What a media part costs under `rule`: an image of known size by the model's
+/// image rule; on Gemini 3 any image by its resolution (the part's own, else the
+/// request's); any other media (and any media of an unknown model) at least one
+/// image at high resolution, more when the resolution asks for more.
+pub(crate) fn media_tokens(rule: MediaRule, part: &PartView) -> usize {
+    let resolution = part.resolution.or(rule.resolution);
+    match (rule.images, &part.kind) {
+        (ImageRule::Flat, PartKind::Inline { image: true, .. }) => resolution.image_tokens(),
+        (
+            images,
+            PartKind::Inline {
+                image: true,
+                size: Some(size),
+            },
+        ) => {
+            let tiles = images.tokens(*size);
+            if images == ImageRule::Unknown {
+                tiles.max(resolution.image_tokens())
+            } else {
+                tiles
+            }
+        }
+        _ => MEDIA_TOKENS.max(resolution.image_tokens()),
     }
 }
 
@@ -122,5 +218,39 @@ mod tests {
         assert_eq!(ImageRule::for_model(None).tokens(small), 1_120);
         let huge = ImageSize::new(u32::MAX, u32::MAX);
         assert!(ImageRule::Tiles.tokens(huge) > 0);
+    }
+
+    #[test]
+    fn resolutions_read_and_survive_the_stamp() {
+        assert_eq!(
+            Resolution::parse("MEDIA_RESOLUTION_LOW"),
+            Some(Resolution::Low)
+        );
+        assert_eq!(
+            Resolution::parse("media_resolution_ultra_high"),
+            Some(Resolution::UltraHigh)
+        );
+        assert_eq!(Resolution::parse("medium"), Some(Resolution::Medium));
+        assert_eq!(
+            Resolution::parse("MEDIA_RESOLUTION_UNSPECIFIED"),
+            Some(Resolution::Default)
+        );
+        assert_eq!(Resolution::parse("MEDIA_RESOLUTION_"), None);
+        assert_eq!(Resolution::parse("ultra"), None);
+        assert_eq!(Resolution::parse("é"), None);
+        let stamp = RuleStamp::default();
+        for images in [ImageRule::Unknown, ImageRule::Tiles, ImageRule::Flat] {
+            for resolution in [
+                Resolution::Default,
+                Resolution::Low,
+                Resolution::Medium,
+                Resolution::High,
+                Resolution::UltraHigh,
+            ] {
+                let rule = MediaRule { images, resolution };
+                stamp.set(rule);
+                assert_eq!(stamp.get(), rule);
+            }
+        }
     }
 }

@@ -60,12 +60,14 @@
 //! - a `functionResponse` costs its name and its `response` (the `output` or
 //!   `error` string as text, the rest as compact JSON);
 //! - an `inlineData` image whose size its header gives costs 258 tokens a
-//!   768-pixel tile (one tile at most 384 × 384) on Gemini 1.5 and 2 models,
-//!   [`MEDIA_TOKENS`] on Gemini 3 and later, and the more of the two when the
-//!   model is not known ([`IMAGES`]; give it with
-//!   [`GeminiRequest::with_model`]); other inline data, files and unreadable
-//!   images cost [`MEDIA_TOKENS`] ([`MEDIA`]); parts of other kinds their compact
-//!   JSON text ([`AS_JSON`]);
+//!   768-pixel tile (one tile at most 384 × 384) on Gemini 1.5 and 2 models;
+//!   on Gemini 3 and later any image costs what its media resolution asks (the
+//!   part's own `mediaResolution.level`, else `generationConfig.mediaResolution`):
+//!   280 tokens at low, 560 at medium, [`MEDIA_TOKENS`] at high (the default),
+//!   2,240 at ultra high; when the model is not known, the more of the two
+//!   ([`IMAGES`]; give it with [`GeminiRequest::with_model`]); other inline data,
+//!   files and unreadable images cost [`MEDIA_TOKENS`], or more at ultra high
+//!   ([`MEDIA`]); parts of other kinds their compact JSON text ([`AS_JSON`]);
 //! - `systemInstruction` costs its parts, framed as a content; each function
 //!   declaration (and each built-in tool) its compact JSON text, and a
 //!   `toolConfig` its own ([`TOOLS`]);

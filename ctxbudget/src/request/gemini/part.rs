@@ -5,6 +5,7 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::media::Resolution;
 use crate::request::image::ImageSize;
 use crate::request::json::compact_json;
 
@@ -62,6 +63,8 @@ pub(crate) struct PartView {
     pub(crate) thought: bool,
     /// Whether the part carries a `thoughtSignature`.
     pub(crate) signature: bool,
+    /// The part's own `mediaResolution.level` (Gemini 3), if it gives one.
+    pub(crate) resolution: Resolution,
 }
 
 impl PartView {
@@ -89,6 +92,8 @@ struct Keys<'a> {
     call: Option<&'a RawValue>,
     #[serde(borrow, rename = "functionResponse", alias = "function_response")]
     response: Option<&'a RawValue>,
+    #[serde(borrow, rename = "mediaResolution", alias = "media_resolution")]
+    resolution: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize, Default)]
@@ -113,6 +118,22 @@ struct CallKeys<'a> {
     response: Option<&'a RawValue>,
     #[serde(borrow)]
     parts: Option<&'a RawValue>,
+}
+
+/// A media resolution given as `{"level": "MEDIA_RESOLUTION_LOW"}` (or as the
+/// string alone); the default for anything else.
+pub(crate) fn resolution(json: &str) -> Resolution {
+    #[derive(Deserialize)]
+    struct Level {
+        level: String,
+    }
+    let level = serde_json::from_str::<Level>(json)
+        .map(|l| l.level)
+        .or_else(|_| serde_json::from_str::<String>(json));
+    level
+        .ok()
+        .and_then(|level| Resolution::parse(&level))
+        .unwrap_or_default()
 }
 
 /// A string value, or `None` for any other.
@@ -170,6 +191,9 @@ pub(crate) fn read_part(raw: &RawValue) -> Result<PartView, String> {
         kind,
         thought,
         signature,
+        resolution: keys
+            .resolution
+            .map_or(Resolution::Default, |r| resolution(r.get())),
     })
 }
 

@@ -1,17 +1,18 @@
 //! [`GeminiRequest`]: the body, read and written losslessly, and the pairing of
 //! calls with their responses across its contents.
 
-use std::fmt;
 use std::str::FromStr;
 
-use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::de::{self, Deserializer};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 
 use super::content::{GeminiContent, first_word, pair};
 use crate::request::error::RequestError;
-use crate::request::json::{EXPECTED_OUTPUT_LIMIT, is_output_limit, output_limit};
-use crate::request::openai::wire::{WireObject, deserialize_object, serialize_object};
+use crate::request::json::output_limit;
+use crate::request::lossless::{
+    ArrayElement, JsonArray, WireObject, deserialize_object, serialize_object,
+};
 use crate::request::openai::{Fields, RawJson};
 use crate::request::wire::RequestFormat;
 
@@ -186,6 +187,26 @@ impl GeminiRequest {
     }
 }
 
+impl GeminiRequest {
+    /// `generationConfig.mediaResolution`, the default when absent or unreadable.
+    pub(crate) fn media_resolution(&self) -> super::media::Resolution {
+        #[derive(Deserialize)]
+        struct Config<'a> {
+            #[serde(
+                borrow,
+                default,
+                rename = "mediaResolution",
+                alias = "media_resolution"
+            )]
+            resolution: Option<&'a RawValueRef>,
+        }
+        self.get(GENERATION_CONFIG)
+            .and_then(|config| serde_json::from_str::<Config<'_>>(config.get()).ok())
+            .and_then(|config| config.resolution)
+            .map_or_else(Default::default, |r| super::part::resolution(r.get()))
+    }
+}
+
 /// A borrowed JSON value's text, as [`GeminiRequest::tools`] lists them.
 pub type RawValueRef = serde_json::value::RawValue;
 
@@ -207,16 +228,7 @@ fn max_output_field(config: &str) -> Result<Option<&RawValueRef>, serde_json::Er
 }
 
 fn json_error(source: serde_json::Error) -> RequestError {
-    let expected = if is_output_limit(&source) {
-        EXPECTED_OUTPUT_LIMIT
-    } else {
-        EXPECTED
-    };
-    RequestError::Json {
-        format: RequestFormat::GeminiGenerateContent,
-        expected,
-        source,
-    }
+    RequestError::json(RequestFormat::GeminiGenerateContent, EXPECTED, source)
 }
 
 impl FromStr for GeminiRequest {
@@ -227,31 +239,8 @@ impl FromStr for GeminiRequest {
     }
 }
 
-/// The `contents`, read as an array of content objects.
-struct Contents(Vec<GeminiContent>);
-
-impl<'de> Deserialize<'de> for Contents {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_seq(ContentsVisitor)
-    }
-}
-
-struct ContentsVisitor;
-
-impl<'de> Visitor<'de> for ContentsVisitor {
-    type Value = Contents;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("`contents` as an array of content objects")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Contents, A::Error> {
-        let mut contents = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-        while let Some(content) = seq.next_element::<GeminiContent>()? {
-            contents.push(content);
-        }
-        Ok(Contents(contents))
-    }
+impl ArrayElement for GeminiContent {
+    const ARRAY: &'static str = "`contents` as an array of content objects";
 }
 
 impl WireObject for GeminiRequest {
@@ -267,8 +256,8 @@ impl WireObject for GeminiRequest {
             if r.given.is_some() {
                 return Err(de::Error::duplicate_field("contents"));
             }
-            match Option::<Contents>::deserialize(value)? {
-                Some(Contents(contents)) => {
+            match Option::<JsonArray<GeminiContent>>::deserialize(value)? {
+                Some(JsonArray(contents)) => {
                     r.contents = contents;
                     r.given = Some(true);
                 }

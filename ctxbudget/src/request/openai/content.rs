@@ -7,11 +7,11 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::wire::{
+use crate::request::image::RuleStamp;
+use crate::request::lossless::{
     Fields, KeySeed, NullFields, RawJson, WireObject, deserialize_object, read_optional,
     serialize_object, wire_struct, write_optional,
 };
-use crate::request::image::RuleStamp;
 
 /// A message's `content`: a plain string, or an array of parts.
 #[derive(Debug, Clone, PartialEq, Eq)]

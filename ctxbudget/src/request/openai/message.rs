@@ -10,12 +10,12 @@ use serde::{Deserialize, Serialize, Serializer};
 use super::content::Content;
 use super::cost;
 use super::tools::{FunctionCall, ToolCall};
-use super::wire::{
+use crate::chat::{ChatMessage, Message, Role, ToolCallRef};
+use crate::count::TokenCounter;
+use crate::request::lossless::{
     Fields, NullFields, RawJson, WireObject, deserialize_object, read_optional, serialize_object,
     write_optional,
 };
-use crate::chat::{ChatMessage, Message, Role, ToolCallRef};
-use crate::count::TokenCounter;
 
 /// The `role` of a message, as the wire format names it.
 ///

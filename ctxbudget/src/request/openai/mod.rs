@@ -70,8 +70,8 @@ mod edit;
 mod message;
 mod tools;
 mod validate;
-pub(crate) mod wire;
 
+pub use super::lossless::{Fields, NullFields, RawJson};
 pub use content::{
     AudioPart, Content, ContentPart, FileData, FilePart, ImagePart, ImageUrl, InputAudio,
     RefusalPart, TextPart,
@@ -81,7 +81,6 @@ pub use cost::{
 };
 pub use message::{MessageRole, RequestMessage};
 pub use tools::{CustomCall, FunctionCall, FunctionDefinition, Tool, ToolCall, ToolFormula};
-pub use wire::{Fields, NullFields, RawJson};
 
 use std::str::FromStr;
 
@@ -89,10 +88,12 @@ use serde::de::{self, Deserializer};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 
-use self::wire::{WireObject, deserialize_object, read_optional, serialize_object, write_optional};
 use super::error::RequestError;
 use super::image::CountRule;
-use super::json::{EXPECTED_OUTPUT_LIMIT, compact_json, is_output_limit, output_limit};
+use super::json::{compact_json, output_limit};
+use super::lossless::{
+    WireObject, deserialize_object, read_optional, serialize_object, write_optional,
+};
 use super::wire::{Assumption, RequestCost, RequestFormat, WireRequest, retain_kept};
 use crate::chat::ChatFormat;
 use crate::count::TokenCounter;
@@ -219,16 +220,7 @@ impl ChatRequest {
 }
 
 fn json_error(source: serde_json::Error) -> RequestError {
-    let expected = if is_output_limit(&source) {
-        EXPECTED_OUTPUT_LIMIT
-    } else {
-        EXPECTED
-    };
-    RequestError::Json {
-        format: RequestFormat::OpenAiChat,
-        expected,
-        source,
-    }
+    RequestError::json(RequestFormat::OpenAiChat, EXPECTED, source)
 }
 
 impl FromStr for ChatRequest {

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::wire::{RawJson, wire_struct};
 use crate::count::TokenCounter;
 use crate::request::json::compact_json;
+use crate::request::lossless::{RawJson, wire_struct};
 use crate::request::{Assumption, RequestCost};
 
 wire_struct! {

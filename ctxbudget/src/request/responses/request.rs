@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize, Serializer};
 use super::item::Item;
 use super::message::{ResponsesMessage, group};
 use crate::request::error::RequestError;
-use crate::request::json::{EXPECTED_OUTPUT_LIMIT, is_output_limit, output_limit};
-use crate::request::openai::wire::{
+use crate::request::json::output_limit;
+use crate::request::lossless::{
     WireObject, deserialize_object, read_optional, serialize_object, write_optional,
 };
 use crate::request::openai::{Fields, NullFields, RawJson};
@@ -172,16 +172,7 @@ impl ResponsesRequest {
 }
 
 fn json_error(source: serde_json::Error) -> RequestError {
-    let expected = if is_output_limit(&source) {
-        EXPECTED_OUTPUT_LIMIT
-    } else {
-        EXPECTED
-    };
-    RequestError::Json {
-        format: RequestFormat::OpenAiResponses,
-        expected,
-        source,
-    }
+    RequestError::json(RequestFormat::OpenAiResponses, EXPECTED, source)
 }
 
 impl FromStr for ResponsesRequest {

@@ -1,6 +1,8 @@
-//! The serde machinery behind the lossless request types: [`RawJson`] and [`Fields`]
-//! keep what ctxbudget does not read as the exact JSON text it was, and the
-//! `wire_struct!` macro writes the objects whose known fields are all optional.
+//! The serde machinery behind the lossless request types of every format:
+//! [`RawJson`] and [`Fields`] keep what ctxbudget does not read as the exact JSON
+//! text it was, [`WireObject`] reads and writes an object key by key, [`JsonArray`]
+//! reads a format's list of messages, and the `wire_struct!` macro writes the
+//! objects whose known fields are all optional.
 //!
 //! Objects are read key by key, in one pass: a known key is parsed into its typed
 //! field, any other key is kept as [`RawJson`] in [`Fields`]. A known key whose value
@@ -14,7 +16,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Deref;
 
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -479,16 +481,16 @@ macro_rules! wire_struct {
                 pub $field: Option<$ty>,
             )*
             /// The fields ctxbudget does not read, kept as they were.
-            pub extra: $crate::request::openai::wire::Fields,
+            pub extra: $crate::request::lossless::Fields,
             /// The known fields that were `null`.
-            pub nulls: $crate::request::openai::wire::NullFields,
+            pub nulls: $crate::request::lossless::NullFields,
         }
 
         impl $name {
             const KEYS: &'static [&'static str] = &[$($key),*];
         }
 
-        impl $crate::request::openai::wire::WireObject for $name {
+        impl $crate::request::lossless::WireObject for $name {
             type Partial = Self;
             const EXPECTING: &'static str = $expecting;
 
@@ -499,7 +501,7 @@ macro_rules! wire_struct {
             ) -> Result<(), D::Error> {
                 match key {
                     $(
-                        $key => $crate::request::openai::wire::read_optional(
+                        $key => $crate::request::lossless::read_optional(
                             &mut partial.$field,
                             &mut partial.nulls,
                             Self::KEYS,
@@ -508,7 +510,7 @@ macro_rules! wire_struct {
                         ),
                     )*
                     _ => {
-                        let raw = <$crate::request::openai::wire::RawJson as ::serde::Deserialize>::deserialize(value)?;
+                        let raw = <$crate::request::lossless::RawJson as ::serde::Deserialize>::deserialize(value)?;
                         partial.extra.push(key.to_owned(), raw);
                         Ok(())
                     }
@@ -521,7 +523,7 @@ macro_rules! wire_struct {
 
             fn write_fields<M: ::serde::ser::SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
                 $(
-                    $crate::request::openai::wire::write_optional(
+                    $crate::request::lossless::write_optional(
                         map,
                         self.$field.as_ref(),
                         self.nulls,
@@ -535,19 +537,54 @@ macro_rules! wire_struct {
 
         impl<'de> ::serde::Deserialize<'de> for $name {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                $crate::request::openai::wire::deserialize_object(deserializer)
+                $crate::request::lossless::deserialize_object(deserializer)
             }
         }
 
         impl ::serde::Serialize for $name {
             fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                $crate::request::openai::wire::serialize_object(self, &[], serializer)
+                $crate::request::lossless::serialize_object(self, &[], serializer)
             }
         }
     };
 }
 
 pub(crate) use wire_struct;
+
+/// An element of the array a format's messages come in: what the array is, for
+/// serde's "expected ..." of a body whose array is something else.
+pub(crate) trait ArrayElement {
+    /// What the array is: "`messages` as an array of message objects".
+    const ARRAY: &'static str;
+}
+
+/// A JSON array of `T`, read element by element (without trusting a size hint
+/// over 4,096).
+pub(crate) struct JsonArray<T>(pub(crate) Vec<T>);
+
+impl<'de, T: ArrayElement + Deserialize<'de>> Deserialize<'de> for JsonArray<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_seq(ArrayVisitor(PhantomData))
+    }
+}
+
+struct ArrayVisitor<T>(PhantomData<T>);
+
+impl<'de, T: ArrayElement + Deserialize<'de>> Visitor<'de> for ArrayVisitor<T> {
+    type Value = JsonArray<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(T::ARRAY)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<JsonArray<T>, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(item) = seq.next_element::<T>()? {
+            items.push(item);
+        }
+        Ok(JsonArray(items))
+    }
+}
 
 #[cfg(test)]
 mod tests {
