@@ -76,6 +76,10 @@ pub(crate) struct Ledger<'t, C: ?Sized> {
     /// stopped in it) the count of the kept part before its anchor.
     #[cfg(feature = "tiktoken")]
     found: Option<(super::linear::Found, Option<usize>)>,
+    /// The `Claude` counter this is, whose tiling counts the parts of a stretch
+    /// that the search asks about.
+    #[cfg(feature = "claude")]
+    claude: Option<crate::count::Claude>,
 }
 
 /// Where the walk stopped.
@@ -107,6 +111,8 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
             linear: crate::count::linear_engine(counter),
             #[cfg(feature = "tiktoken")]
             found: None,
+            #[cfg(feature = "claude")]
+            claude: crate::count::claude_engine(counter).filter(|_| parts_enabled()),
         }
     }
 
@@ -552,7 +558,17 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
                 Side::Tail => end - ceil_char_boundary(text, end - length.min(span)),
             }
         };
-        let count = |length: usize| -> usize {
+        // A `Claude` counter tiles the stretch once and counts each part from
+        // that tiling, with the same counts.
+        #[cfg(feature = "claude")]
+        let mut parts = self
+            .claude
+            .map(|claude| claude.parts(&text[start..end], side == Side::Head));
+        let mut count = |length: usize| -> usize {
+            #[cfg(feature = "claude")]
+            if let Some(parts) = &mut parts {
+                return parts.count(length);
+            }
             match side {
                 Side::Head => self.counter.count(&text[start..start + length]),
                 Side::Tail => self.counter.count(&text[end - length..end]),
@@ -623,6 +639,25 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
             };
         }
         (far(low), low_tokens)
+    }
+}
+
+#[cfg(all(feature = "claude", test))]
+thread_local! {
+    /// Off: searches count every part, as for any counter (the tests compare).
+    pub(crate) static PARTS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Whether searches may count parts from a `Claude` counter's tiling.
+#[cfg(feature = "claude")]
+fn parts_enabled() -> bool {
+    #[cfg(test)]
+    {
+        PARTS.with(std::cell::Cell::get)
+    }
+    #[cfg(not(test))]
+    {
+        true
     }
 }
 

@@ -5,6 +5,7 @@ use std::sync::LazyLock;
 
 use super::generation::ClaudeGeneration;
 use super::normalize::normalize;
+use super::parts::Parts;
 use super::stream::{Rules, stream};
 use super::tile::tile;
 use super::vocab::Vocabulary;
@@ -111,11 +112,26 @@ impl Claude {
         self.count(text).saturating_add(self.message_overhead())
     }
 
-    fn vocabulary(self) -> &'static Vocabulary {
+    pub(super) fn vocabulary(self) -> &'static Vocabulary {
         match self.generation {
             ClaudeGeneration::V3 => &V3,
             ClaudeGeneration::V4_7 | ClaudeGeneration::V4_8 => &V4_7,
         }
+    }
+
+    /// What the marked stream of this generation depends on.
+    pub(super) fn rules(self) -> Rules {
+        Rules {
+            allcaps_min: self.generation.allcaps_min(),
+            frame_bow: self.generation.frame_bow(),
+        }
+    }
+
+    /// Exact counts of the beginnings (`head`) or ends of `text`, cheaper than a
+    /// count each: what the trimming engine asks when it searches a stretch
+    /// without split points.
+    pub(crate) fn parts(self, text: &str, head: bool) -> Parts<'_> {
+        Parts::new(self, text, head)
     }
 
     /// Whether counts add up at byte offset `at` of `text`.
@@ -187,11 +203,7 @@ impl TokenCounter for Claude {
         let norm = normalize(text, generation.folds_quotes());
         let content = norm.len() - norm.iter().rev().take_while(|&&c| c == '\n').count();
         let vocab = self.vocabulary();
-        let rules = Rules {
-            allcaps_min: generation.allcaps_min(),
-            frame_bow: generation.frame_bow(),
-        };
-        let marked = stream(&norm[..content], text.starts_with(' '), rules);
+        let marked = stream(&norm[..content], text.starts_with(' '), self.rules());
         tile(&marked, vocab).saturating_add(vocab.frame_tail(norm.len() - content))
     }
 
@@ -213,5 +225,9 @@ impl TokenCounter for Claude {
     // `tests/suite/claude.rs`: the trimming engine need not count again.
     fn __trusted(&self, _: seal::Seal) -> bool {
         true
+    }
+
+    fn __claude(&self, _: seal::Seal) -> Option<Claude> {
+        Some(*self)
     }
 }

@@ -34,21 +34,50 @@ pub(super) fn normalize(text: &str, fold_quotes: bool) -> Vec<char> {
     // Private use of the Basic Multilingual Plane costs nothing.
     chars.retain(|&c| !('\u{E000}'..='\u{F8FF}').contains(&c));
     for c in &mut chars {
-        *c = match *c {
-            '\0'
-            | '\u{A0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200A}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202F}'
-            | '\u{205F}' => ' ',
-            '\u{2018}' | '\u{2019}' if fold_quotes => '\'',
-            '\u{201C}' | '\u{201D}' if fold_quotes => '"',
-            other => other,
-        };
+        *c = map_char(*c, fold_quotes);
     }
     chars
+}
+
+/// [`normalize`] of a text that normalisation keeps character for character (NFC
+/// already, no decomposed Thai SARA AM), with the byte offset in `text` of each
+/// character kept: then the normalised text of any slice of `text` is the slice of
+/// the result between the characters kept before its ends. `None` for any other
+/// text.
+pub(super) fn normalize_mapped(text: &str, fold_quotes: bool) -> Option<(Vec<char>, Vec<u32>)> {
+    if is_nfc_quick(text.chars()) != IsNormalized::Yes || text.contains('\u{0E4D}') {
+        return None;
+    }
+    u32::try_from(text.len()).ok()?;
+    let mut chars = Vec::with_capacity(text.len());
+    let mut offsets = Vec::with_capacity(text.len());
+    for (at, c) in text.char_indices() {
+        if matches!(c, '\u{1}'..='\u{8}' | '\u{B}'..='\u{1F}' | '\u{7F}'..='\u{9F}')
+            || ('\u{E000}'..='\u{F8FF}').contains(&c)
+        {
+            continue;
+        }
+        chars.push(map_char(c, fold_quotes));
+        offsets.push(u32::try_from(at).ok()?);
+    }
+    Some((chars, offsets))
+}
+
+/// The characters that normalisation rewrites one for one.
+fn map_char(c: char, fold_quotes: bool) -> char {
+    match c {
+        '\0'
+        | '\u{A0}'
+        | '\u{1680}'
+        | '\u{2000}'..='\u{200A}'
+        | '\u{2028}'
+        | '\u{2029}'
+        | '\u{202F}'
+        | '\u{205F}' => ' ',
+        '\u{2018}' | '\u{2019}' if fold_quotes => '\'',
+        '\u{201C}' | '\u{201D}' if fold_quotes => '"',
+        other => other,
+    }
 }
 
 /// The class of a character in the marked stream.

@@ -163,6 +163,8 @@ pub(super) struct Vocabulary {
     byte_tokens: HashSet<u64>,
     /// The lengths of the pieces made only of newlines.
     newline_pieces: Vec<usize>,
+    /// The most symbols a piece has: no piece reaches further from where it starts.
+    pub(super) longest: usize,
 }
 
 /// A byte string of at most four bytes as one key: its length, then its bytes.
@@ -206,10 +208,12 @@ impl Vocabulary {
         }
         newline_pieces.sort_unstable();
         newline_pieces.dedup();
+        let longest = pieces.iter().map(Vec::len).max().unwrap_or(1).max(1);
         Vocabulary {
             trie: Trie::new(pieces),
             byte_tokens,
             newline_pieces,
+            longest,
         }
     }
 
