@@ -53,6 +53,8 @@ pub use tiktoken::{Encoding, Tiktoken, UnknownModel};
 #[cfg(feature = "claude")]
 mod claude;
 #[cfg(feature = "claude")]
+pub(crate) use claude::Parts;
+#[cfg(feature = "claude")]
 pub use claude::{Claude, ClaudeGeneration};
 #[cfg(feature = "huggingface")]
 mod huggingface;
