@@ -41,13 +41,25 @@ struct Tiled {
     /// `text[text.len() - len..]` (tail).
     len: usize,
     norm: Vec<char>,
-    /// The byte offset in the window of each character of `norm`.
-    offsets: Vec<u32>,
+    /// The byte offset in the window of each character of `norm` (`None`: the
+    /// window is ASCII, each character at its own offset).
+    offsets: Option<Vec<u32>>,
     /// The window's trailing newlines (tail), which every end shares.
     newlines: usize,
     layout: Layout,
     /// The fewest tokens of every beginning (head) or end (tail) of the stream.
     best: Vec<u32>,
+}
+
+impl Tiled {
+    /// How many characters of `norm` come from the first `bytes` bytes of the
+    /// window.
+    fn chars_before(&self, bytes: usize) -> usize {
+        match &self.offsets {
+            Some(offsets) => offsets.partition_point(|&offset| (offset as usize) < bytes),
+            None => bytes.min(self.norm.len()),
+        }
+    }
 }
 
 impl<'t> Parts<'t> {
@@ -161,9 +173,7 @@ impl<'t> Parts<'t> {
 
     /// The count of the first `length` bytes, from the tiling.
     fn head_count(&self, tiled: &Tiled, length: usize) -> Option<usize> {
-        let chars = tiled
-            .offsets
-            .partition_point(|&offset| (offset as usize) < length);
+        let chars = tiled.chars_before(length);
         let mut end = chars;
         while end > 0 && tiled.norm[end - 1] == '\n' {
             end -= 1;
@@ -182,9 +192,7 @@ impl<'t> Parts<'t> {
     /// The count of the last `length` bytes, from the tiling.
     fn tail_count(&self, tiled: &Tiled, length: usize) -> Option<usize> {
         let from = tiled.len.checked_sub(length)?;
-        let start = tiled
-            .offsets
-            .partition_point(|&offset| (offset as usize) < from);
+        let start = tiled.chars_before(from);
         let content = tiled.norm.len() - tiled.newlines;
         if start >= content {
             return None;

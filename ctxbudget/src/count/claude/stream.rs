@@ -450,11 +450,6 @@ fn seam_from(
     at
 }
 
-/// No seam step, in [`Layout::steps`].
-const NO_STEP: u32 = u32::MAX;
-/// The flag of [`Layout::steps`] saying that the last rewrite of the seam ended at
-/// that step.
-const FRESH: u32 = 1 << 31;
 /// A beginning of the text shorter than this many characters is left to a count.
 const SHORT: usize = 8;
 /// How far before the first symbol that may differ the seam is taken up again: a
@@ -484,9 +479,10 @@ pub(super) struct Layout {
     starts: Vec<u32>,
     /// The stream.
     pub(super) symbols: Vec<Symbol>,
-    /// For each index of `raw`: the length of `symbols` written when a step of the
-    /// seam starts there (with [`FRESH`]), or [`NO_STEP`].
-    steps: Vec<u32>,
+    /// Each rewrite of the seam, as the indices in `raw` of its word end and of
+    /// the symbol after its word start; every index of `raw` outside them starts a
+    /// step of the seam, and each rewrite drops one space.
+    rewrites: Vec<(u32, u32)>,
     /// For each run: whether it is a long word that no case marker changes, in
     /// whole or in any beginning of it (a lowercase first letter, no `ẞ` or `İ`).
     plain: Vec<bool>,
@@ -530,12 +526,17 @@ impl Layout {
         }
         starts.push(u32::try_from(raw.len()).ok()?);
         let mut symbols = Vec::with_capacity(raw.len());
-        let mut steps = vec![NO_STEP; raw.len()];
-        seam_from(&raw, 0, 0, &mut symbols, |at, written, fresh| {
-            // `written` is below 2^31: the stream is shorter than 2^31 symbols.
-            #[allow(clippy::cast_possible_truncation)]
-            let step = written as u32 | if fresh { FRESH } else { 0 };
-            steps[at] = step;
+        let mut rewrites = Vec::new();
+        let (mut dropped, mut previous) = (0, 0);
+        seam_from(&raw, 0, 0, &mut symbols, |at, written, _| {
+            if at - written != dropped {
+                // The step before was a rewrite.
+                dropped = at - written;
+                // Indices are below 2^31: the stream is shorter than 2^31 symbols.
+                #[allow(clippy::cast_possible_truncation)]
+                rewrites.push((previous as u32, at as u32));
+            }
+            previous = at;
             false
         });
         let plain = runs
@@ -552,13 +553,30 @@ impl Layout {
             raw,
             starts,
             symbols,
-            steps,
+            rewrites,
             plain,
         })
     }
 
     fn start(&self, run: usize) -> usize {
         self.starts[run] as usize
+    }
+
+    /// Whether a step of the seam starts at index `at` of `raw`: `Some((written,
+    /// fresh))`, the length of `symbols` then and whether a rewrite ended there.
+    fn step(&self, at: usize) -> Option<(usize, bool)> {
+        let done = self
+            .rewrites
+            .partition_point(|&(_, end)| end as usize <= at);
+        if self
+            .rewrites
+            .get(done)
+            .is_some_and(|&(eow, _)| (eow as usize) < at)
+        {
+            return None;
+        }
+        let fresh = at == 0 || done > 0 && self.rewrites[done - 1].1 as usize == at;
+        Some((at - done, fresh))
     }
 
     /// The stream of the beginning `norm[..end]` of the text (`norm` as given to
@@ -610,25 +628,21 @@ impl Layout {
         // Take the seam up again at a step a little before `differs`: the steps
         // before it look only at symbols the beginning shares with the whole.
         let mut from = differs.checked_sub(LOOKAHEAD)?;
-        while self.steps.get(from) == Some(&NO_STEP) {
-            from = from.checked_sub(1)?;
-        }
+        let (written, fresh) = loop {
+            match self.step(from) {
+                Some(step) => break step,
+                None => from = from.checked_sub(1)?,
+            }
+        };
         if from == 0 {
             return None;
         }
-        let step = *self.steps.get(from)?;
         let mut joined = Vec::with_capacity(differs + 1 - from + tail.len());
         joined.extend_from_slice(&self.raw[from - 1..differs]);
         joined.extend_from_slice(&tail);
         let mut seamed = Vec::with_capacity(joined.len());
-        seam_from(
-            &joined,
-            1,
-            usize::from(step & FRESH != 0),
-            &mut seamed,
-            |_, _, _| false,
-        );
-        Some(((step & !FRESH) as usize, seamed))
+        seam_from(&joined, 1, usize::from(fresh), &mut seamed, |_, _, _| false);
+        Some((written, seamed))
     }
 
     /// The stream of the end `norm[start..]` of the text (`norm` as given to
@@ -700,9 +714,8 @@ impl Layout {
         seam_from(&joined, 0, 0, &mut seamed, |at, written, fresh| {
             if at > head {
                 let whole = shared + (at - head);
-                let step = self.steps.get(whole).copied().unwrap_or(NO_STEP);
-                if step != NO_STEP && (step & FRESH != 0) == fresh {
-                    met = Some((written, (step & !FRESH) as usize));
+                if let Some((symbols, _)) = self.step(whole).filter(|&(_, f)| f == fresh) {
+                    met = Some((written, symbols));
                     return true;
                 }
             }
