@@ -11,6 +11,11 @@
 //! about and on a char boundary, sums saturate, and a count made of more than one
 //! piece is checked with one count of the whole part. When that check finds that
 //! the split points do not add up, the walk starts again without them.
+//!
+//! Inside a stretch without split points the search probes: counts of growing
+//! parts. A `Tiktoken` answers from one encoding of the piece (`linear.rs`); a
+//! `Claude` counter answers each probe from one tiling of the stretch, with the
+//! counts the probes would get (so the same text is kept).
 
 use crate::count::{TokenCounter, is_trusted};
 
@@ -853,11 +858,11 @@ mod claude_parts {
     use super::PARTS;
 
     /// What trimming keeps of `text` with the tiling's counts and without them.
-    fn both(text: &str, budget: usize, counter: &Claude, keep: Keep) -> [(String, usize); 2] {
+    fn both(text: &str, budget: usize, counter: Claude, keep: Keep) -> [(String, usize); 2] {
         let options = TrimOptions::new().keep(keep);
         [true, false].map(|on| {
             PARTS.with(|parts| parts.set(on));
-            let trimmed = trim_with(text, budget, counter, &options);
+            let trimmed = trim_with(text, budget, &counter, &options);
             PARTS.with(|parts| parts.set(true));
             (trimmed.kept.to_owned(), trimmed.tokens)
         })
@@ -868,12 +873,12 @@ mod claude_parts {
             let counter = Claude::new(generation);
             for &budget in budgets {
                 for keep in [Keep::Head, Keep::Tail] {
-                    let [fast, probes] = both(text, budget, &counter, keep);
+                    let [fast, probes] = both(text, budget, counter, keep);
                     assert_eq!(
                         fast.1,
                         probes.1,
                         "{generation} {keep:?} budget {budget} of {:?}",
-                        &text[..text.floor_char_boundary(60)]
+                        text.chars().take(30).collect::<String>()
                     );
                     assert!(
                         fast.0 == probes.0,

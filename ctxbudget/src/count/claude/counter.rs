@@ -79,6 +79,15 @@ static V4_7: LazyLock<Vocabulary> = LazyLock::new(|| {
 /// No piece of either vocabulary runs past a word end marker, into a word start
 /// marker, or mixes whitespace, ideographs or emoji with anything else; the property
 /// tests and the fuzz target check that counts add up at every split point.
+///
+/// # Trimming
+///
+/// Inside a stretch without split points (a run of one letter, emoji sequences in
+/// `V3` and `V4_7`), the trimming engine searches with counting probes. For this
+/// counter it tiles the stretch once from its kept end and takes every probe's
+/// count from that tiling (the stream of a beginning or an end of a text is the
+/// stream of the whole but for a few symbols at the cut), with the same counts, so
+/// it keeps the same text as probes that count each part.
 #[derive(Debug, Clone, Copy)]
 pub struct Claude {
     generation: ClaudeGeneration,

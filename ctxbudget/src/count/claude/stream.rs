@@ -672,8 +672,7 @@ impl Layout {
         let run = *self.runs.get(index)?;
         let mut joined = Vec::new();
         let shared =
-            if self.plain[index] && run.end - start >= SHORT && plain_word(&norm[start..start + 1])
-            {
+            if self.plain[index] && run.end - start >= SHORT && plain_word(&norm[start..=start]) {
                 // Deep in a long lowercase word: its start, then its letters from
                 // here, as in the whole (the runs after it look back at its class and
                 // its last letter only).
