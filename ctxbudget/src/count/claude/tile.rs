@@ -114,8 +114,12 @@ pub(super) fn tile_after(
     tail: &[Symbol],
     vocab: &Vocabulary,
 ) -> usize {
-    // A piece that runs into the tail starts at most `longest` symbols before it.
-    let from = at.saturating_sub(vocab.longest);
+    // A piece that runs into the tail starts at most `longest` symbols before it,
+    // and holds only symbols that join others.
+    let mut from = at;
+    while from > at.saturating_sub(vocab.longest) && vocab.joins(stream[from - 1]) {
+        from -= 1;
+    }
     let mut joined: Vec<Symbol> = Vec::with_capacity(at - from + tail.len());
     joined.extend_from_slice(&stream[from..at]);
     joined.extend_from_slice(tail);
@@ -135,7 +139,10 @@ pub(super) fn tile_before(
     at: usize,
     vocab: &Vocabulary,
 ) -> usize {
-    let to = at.saturating_add(vocab.longest).min(stream.len());
+    let mut to = at;
+    while to < at.saturating_add(vocab.longest).min(stream.len()) && vocab.joins(stream[to]) {
+        to += 1;
+    }
     let mut joined: Vec<Symbol> = Vec::with_capacity(head.len() + to - at);
     joined.extend_from_slice(head);
     joined.extend_from_slice(&stream[at..to]);
