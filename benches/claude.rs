@@ -6,7 +6,8 @@
 //! Run with `cargo bench --bench claude` (`CTXBUDGET_CORPUS` names the corpus folder;
 //! the shipped fixtures stand in without it). A plain timer, not criterion: medians
 //! of `ROUNDS` runs (`CLAUDE_BENCH_ROUNDS`, 7 by default), printed as Markdown
-//! tables. `CLAUDE_BENCH=count|trim|estimate` runs one part.
+//! tables. `CLAUDE_BENCH=count|trim|estimate` runs one part;
+//! `CLAUDE_BENCH_SHAPES=one-letter,emoji-zwj` trims those shapes only.
 
 // Ratios of times and counts are printed as floats.
 #![allow(missing_docs, clippy::cast_precision_loss)]
@@ -54,6 +55,15 @@ fn anthropic_tokenizer() -> HuggingFace {
         .read_to_end(&mut bytes)
         .expect("a gzip file");
     HuggingFace::from_bytes(bytes).expect("the Anthropic tokenizer loads")
+}
+
+/// The shapes to trim: `CLAUDE_BENCH_SHAPES` (comma-separated), or all of them.
+fn trim_shapes() -> Vec<&'static str> {
+    let only = std::env::var("CLAUDE_BENCH_SHAPES").unwrap_or_default();
+    NAMES
+        .into_iter()
+        .filter(|name| only.is_empty() || only.split(',').any(|wanted| wanted == *name))
+        .collect()
 }
 
 fn part(name: &str) -> bool {
@@ -115,7 +125,7 @@ fn trimming(generations: [Claude; 3]) {
                 "| input | head 512 | head 4,096 | head 32,768 | tail 512 | tail 4,096 | tail 32,768 |"
             );
             println!("| --- | --- | --- | --- | --- | --- | --- |");
-            for name in NAMES {
+            for name in trim_shapes() {
                 let text = shape(name, MB);
                 let mut row = format!("| {name} |");
                 for keep in [Keep::Head, Keep::Tail] {

@@ -53,6 +53,8 @@ pub use tiktoken::{Encoding, Tiktoken, UnknownModel};
 #[cfg(feature = "claude")]
 mod claude;
 #[cfg(feature = "claude")]
+pub(crate) use claude::Parts;
+#[cfg(feature = "claude")]
 pub use claude::{Claude, ClaudeGeneration};
 #[cfg(feature = "huggingface")]
 mod huggingface;
@@ -208,6 +210,16 @@ pub trait TokenCounter {
     fn __linear(&self, _: seal::Seal) -> Option<linear::Linear> {
         None
     }
+
+    /// The [`Claude`] counter this is, whose tiling the trimming engine asks for
+    /// the counts of many beginnings or ends of a stretch without split points.
+    /// `None` for every other counter; the argument cannot be named outside this
+    /// crate.
+    #[cfg(feature = "claude")]
+    #[doc(hidden)]
+    fn __claude(&self, _: seal::Seal) -> Option<Claude> {
+        None
+    }
 }
 
 /// How far a counter's counts can be trusted: what [`TokenCounter::exactness`] says.
@@ -360,6 +372,12 @@ pub(crate) fn linear_engine<C: TokenCounter + ?Sized>(counter: &C) -> Option<Lin
     counter.__linear(seal::Seal(()))
 }
 
+/// The [`Claude`] counter `counter` is (or points to), if it is one.
+#[cfg(feature = "claude")]
+pub(crate) fn claude_engine<C: TokenCounter + ?Sized>(counter: &C) -> Option<Claude> {
+    counter.__claude(seal::Seal(()))
+}
+
 /// [`TokenCounter::count_within`] that is exact for any counter: this crate's
 /// counters answer themselves; any other counter is walked by the default
 /// algorithm (a user's override of `count_within` is not trusted).
@@ -455,6 +473,10 @@ macro_rules! forward_token_counter {
             #[cfg(feature = "tiktoken")]
             fn __linear(&self, seal: seal::Seal) -> Option<linear::Linear> {
                 (**self).__linear(seal)
+            }
+            #[cfg(feature = "claude")]
+            fn __claude(&self, seal: seal::Seal) -> Option<Claude> {
+                (**self).__claude(seal)
             }
         }
     )*};

@@ -97,6 +97,10 @@ impl TokenCounter for ModelCounter {
     fn __trusted(&self, seal: seal::Seal) -> bool {
         each!(self, counter => counter.__trusted(seal))
     }
+    #[cfg(feature = "claude")]
+    fn __claude(&self, seal: seal::Seal) -> Option<crate::count::Claude> {
+        each!(self, counter => counter.__claude(seal))
+    }
 }
 
 /// Why [`Model::counter`] or [`Model::counter_from_file`] could not give a counter.

@@ -11,6 +11,11 @@
 //! about and on a char boundary, sums saturate, and a count made of more than one
 //! piece is checked with one count of the whole part. When that check finds that
 //! the split points do not add up, the walk starts again without them.
+//!
+//! Inside a stretch without split points the search probes: counts of growing
+//! parts. A `Tiktoken` answers from one encoding of the piece (`linear.rs`); a
+//! `Claude` counter answers each probe from one tiling of the stretch, with the
+//! counts the probes would get (so the same text is kept).
 
 use crate::count::{TokenCounter, is_trusted};
 
@@ -76,6 +81,24 @@ pub(crate) struct Ledger<'t, C: ?Sized> {
     /// stopped in it) the count of the kept part before its anchor.
     #[cfg(feature = "tiktoken")]
     found: Option<(super::linear::Found, Option<usize>)>,
+    /// The `Claude` counter this is, whose tiling counts the parts of a stretch
+    /// that the search asks about.
+    #[cfg(feature = "claude")]
+    claude: Option<crate::count::Claude>,
+    /// The parts of the last stretch searched with that tiling, where it starts
+    /// and ends, and (once the walk stopped in it) the count of the kept part
+    /// before it: the cut the boundary rules choose is counted from the tiling too.
+    #[cfg(feature = "claude")]
+    parts: Option<ClaudeParts<'t>>,
+}
+
+/// The parts of one stretch counted from a `Claude` counter's tiling.
+#[cfg(feature = "claude")]
+struct ClaudeParts<'t> {
+    parts: crate::count::Parts<'t>,
+    start: usize,
+    end: usize,
+    before: Option<usize>,
 }
 
 /// Where the walk stopped.
@@ -107,6 +130,10 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
             linear: crate::count::linear_engine(counter),
             #[cfg(feature = "tiktoken")]
             found: None,
+            #[cfg(feature = "claude")]
+            claude: crate::count::claude_engine(counter).filter(|_| parts_enabled()),
+            #[cfg(feature = "claude")]
+            parts: None,
         }
     }
 
@@ -132,10 +159,23 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
 
     /// The count of the kept part up to (head) or from (tail) `at` as a sum over
     /// the recorded pieces, and whether it is one count of the whole part.
-    fn sum_to(&self, at: usize) -> (usize, bool) {
+    fn sum_to(&mut self, at: usize) -> (usize, bool) {
         if let Some((_, tokens)) = self.stopped_at.filter(|&(offset, _)| offset == at) {
             // The walk stopped inside the stretch after the last mark.
             return (tokens, self.marks.len() == 1);
+        }
+        #[cfg(feature = "claude")]
+        if let Some(found) = &mut self.parts {
+            // A part of the stretch the walk stopped in, from its tiling (not the
+            // empty one: a text's count is not 0 where the empty text's is not).
+            let length = match self.side {
+                Side::Head => at.checked_sub(found.start),
+                Side::Tail => found.end.checked_sub(at),
+            }
+            .filter(|&length| length > 0 && length <= found.end - found.start);
+            if let (Some(before), Some(length)) = (found.before, length) {
+                return (before.saturating_add(found.parts.count(length)), false);
+            }
         }
         #[cfg(feature = "tiktoken")]
         if let (Some(linear), Some((found, Some(before)))) = (self.linear, &self.found) {
@@ -183,6 +223,10 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
         #[cfg(feature = "tiktoken")]
         {
             self.found = None;
+        }
+        #[cfg(feature = "claude")]
+        {
+            self.parts = None;
         }
     }
 
@@ -524,6 +568,20 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
                 return (found.at, found.tokens);
             }
         }
+        #[cfg(feature = "claude")]
+        if let Some(claude) = self.claude {
+            // A `Claude` counter tiles the stretch once and counts each part the
+            // probes ask about from that tiling, with the same counts.
+            let mut parts = claude.parts(&self.text[start..end], self.side == Side::Head);
+            let found = self.probe_by(start, end, limit, |length| parts.count(length));
+            self.parts = Some(ClaudeParts {
+                parts,
+                start,
+                end,
+                before: None,
+            });
+            return found;
+        }
         self.probe(start, end, limit)
     }
 
@@ -532,6 +590,12 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
     /// `tokens` more.
     fn stop(&mut self, fitted: usize, used: usize, tokens: usize) {
         self.stopped_at = Some((fitted, used + tokens));
+        #[cfg(feature = "claude")]
+        if let Some(found) = &mut self.parts {
+            if (found.start..=found.end).contains(&fitted) {
+                found.before = Some(used);
+            }
+        }
         #[cfg(feature = "tiktoken")]
         if let Some((found, before)) = &mut self.found {
             if found.at == fitted {
@@ -543,6 +607,23 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
     /// [`Self::search`] by counting probes, for any counter.
     fn probe(&self, start: usize, end: usize, limit: usize) -> (usize, usize) {
         let text = self.text;
+        let side = self.side;
+        self.probe_by(start, end, limit, |length| match side {
+            Side::Head => self.counter.count(&text[start..start + length]),
+            Side::Tail => self.counter.count(&text[end - length..end]),
+        })
+    }
+
+    /// [`Self::probe`] with `count(length)` the count of the part of `length`
+    /// bytes at the kept side of the stretch.
+    fn probe_by(
+        &self,
+        start: usize,
+        end: usize,
+        limit: usize,
+        mut count: impl FnMut(usize) -> usize,
+    ) -> (usize, usize) {
+        let text = self.text;
         let span = end - start;
         let side = self.side;
         // A length measured from the kept side, snapped to a char boundary.
@@ -550,12 +631,6 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
             match side {
                 Side::Head => floor_char_boundary(text, start + length.min(span)) - start,
                 Side::Tail => end - ceil_char_boundary(text, end - length.min(span)),
-            }
-        };
-        let count = |length: usize| -> usize {
-            match side {
-                Side::Head => self.counter.count(&text[start..start + length]),
-                Side::Tail => self.counter.count(&text[end - length..end]),
             }
         };
         let far = |length: usize| match side {
@@ -623,6 +698,25 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
             };
         }
         (far(low), low_tokens)
+    }
+}
+
+#[cfg(all(feature = "claude", test))]
+thread_local! {
+    /// Off: searches count every part, as for any counter (the tests compare).
+    pub(crate) static PARTS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Whether searches may count parts from a `Claude` counter's tiling.
+#[cfg(feature = "claude")]
+fn parts_enabled() -> bool {
+    #[cfg(test)]
+    {
+        PARTS.with(std::cell::Cell::get)
+    }
+    #[cfg(not(test))]
+    {
+        true
     }
 }
 
@@ -750,6 +844,117 @@ mod tests {
         assert_eq!(ledger.fit(100), Fit::Whole(8));
         for end in (0..=text.len()).filter(|&end| text.is_char_boundary(end)) {
             assert_eq!(ledger.count_kept(end), words(&text[..end]));
+        }
+    }
+}
+
+/// The searches of a `Claude` counter count parts from its tiling: they keep
+/// exactly what the searches that count every part keep.
+#[cfg(all(test, feature = "claude"))]
+mod claude_parts {
+    use crate::count::{Claude, ClaudeGeneration};
+    use crate::{Keep, TrimOptions, trim_with};
+
+    use super::PARTS;
+
+    /// What trimming keeps of `text` with the tiling's counts and without them.
+    fn both(text: &str, budget: usize, counter: Claude, keep: Keep) -> [(String, usize); 2] {
+        let options = TrimOptions::new().keep(keep);
+        [true, false].map(|on| {
+            PARTS.with(|parts| parts.set(on));
+            let trimmed = trim_with(text, budget, &counter, &options);
+            PARTS.with(|parts| parts.set(true));
+            (trimmed.kept.to_owned(), trimmed.tokens)
+        })
+    }
+
+    fn assert_same(text: &str, budgets: &[usize]) {
+        for generation in ClaudeGeneration::ALL {
+            let counter = Claude::new(generation);
+            for &budget in budgets {
+                for keep in [Keep::Head, Keep::Tail] {
+                    let [fast, probes] = both(text, budget, counter, keep);
+                    assert_eq!(
+                        fast.1,
+                        probes.1,
+                        "{generation} {keep:?} budget {budget} of {:?}",
+                        text.chars().take(30).collect::<String>()
+                    );
+                    assert!(
+                        fast.0 == probes.0,
+                        "{generation} {keep:?} budget {budget}: {} bytes kept, not {}",
+                        fast.0.len(),
+                        probes.0.len()
+                    );
+                }
+            }
+        }
+    }
+
+    /// Pseudo-random text over `alphabet`.
+    fn noise(alphabet: &[char], len: usize) -> String {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        (0..len)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                alphabet[usize::try_from(state % alphabet.len() as u64).unwrap_or(0)]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn worst_shapes_keep_what_the_probes_keep() {
+        let base64: Vec<char> = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+            .chars()
+            .collect();
+        let emoji = [
+            "👨\u{200d}👩\u{200d}👧",
+            "🏽",
+            "🇯🇵",
+            "❤\u{fe0f}",
+            "👋🏾",
+            "🏳\u{fe0f}\u{200d}🌈",
+            "😀",
+        ];
+        let mut emoji_text = String::new();
+        for (index, &at) in noise(&['0', '1', '2', '3', '4', '5', '6'], 3000)
+            .as_bytes()
+            .iter()
+            .enumerate()
+        {
+            emoji_text.push_str(emoji[usize::from(at - b'0')]);
+            if index % 997 == 996 {
+                emoji_text.push('x');
+            }
+        }
+        let texts = [
+            "a".repeat(40_000),
+            format!(" {}", "q".repeat(20_000)),
+            emoji_text,
+            noise(&base64, 20_000),
+            noise(&base64[..62], 20_000),
+        ];
+        for text in &texts {
+            assert_same(text, &[1, 7, 50, 512, 2_000]);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+
+        /// Any text, long runs of anything the stream treats apart, and many
+        /// budgets, in every generation, head and tail.
+        #[test]
+        fn any_text_keeps_what_the_probes_keep(
+            any in "\\PC{0,200}",
+            unit in "[a-zA-Z0-9ÀéΣİẞ \t\n\r\0.,;'’!?+/_\u{a0}日本。あ한\u{301}\u{fe0f}\u{200d}😀👍🏽-]{1,12}",
+            repeat in 1usize..300,
+            budgets in proptest::collection::vec(1usize..400, 3),
+        ) {
+            let text = format!("{any}{}{any}", unit.repeat(repeat));
+            assert_same(&text, &budgets);
         }
     }
 }

@@ -5,6 +5,7 @@ use std::sync::LazyLock;
 
 use super::generation::ClaudeGeneration;
 use super::normalize::normalize;
+use super::parts::Parts;
 use super::stream::{Rules, stream};
 use super::tile::tile;
 use super::vocab::Vocabulary;
@@ -78,6 +79,15 @@ static V4_7: LazyLock<Vocabulary> = LazyLock::new(|| {
 /// No piece of either vocabulary runs past a word end marker, into a word start
 /// marker, or mixes whitespace, ideographs or emoji with anything else; the property
 /// tests and the fuzz target check that counts add up at every split point.
+///
+/// # Trimming
+///
+/// Inside a stretch without split points (a run of one letter, emoji sequences in
+/// `V3` and `V4_7`), the trimming engine searches with counting probes. For this
+/// counter it tiles the stretch once from its kept end and takes every probe's
+/// count from that tiling (the stream of a beginning or an end of a text is the
+/// stream of the whole but for a few symbols at the cut), with the same counts, so
+/// it keeps the same text as probes that count each part.
 #[derive(Debug, Clone, Copy)]
 pub struct Claude {
     generation: ClaudeGeneration,
@@ -111,11 +121,26 @@ impl Claude {
         self.count(text).saturating_add(self.message_overhead())
     }
 
-    fn vocabulary(self) -> &'static Vocabulary {
+    pub(super) fn vocabulary(self) -> &'static Vocabulary {
         match self.generation {
             ClaudeGeneration::V3 => &V3,
             ClaudeGeneration::V4_7 | ClaudeGeneration::V4_8 => &V4_7,
         }
+    }
+
+    /// What the marked stream of this generation depends on.
+    pub(super) fn rules(self) -> Rules {
+        Rules {
+            allcaps_min: self.generation.allcaps_min(),
+            frame_bow: self.generation.frame_bow(),
+        }
+    }
+
+    /// Exact counts of the beginnings (`head`) or ends of `text`, cheaper than a
+    /// count each: what the trimming engine asks when it searches a stretch
+    /// without split points.
+    pub(crate) fn parts(self, text: &str, head: bool) -> Parts<'_> {
+        Parts::new(self, text, head)
     }
 
     /// Whether counts add up at byte offset `at` of `text`.
@@ -187,11 +212,7 @@ impl TokenCounter for Claude {
         let norm = normalize(text, generation.folds_quotes());
         let content = norm.len() - norm.iter().rev().take_while(|&&c| c == '\n').count();
         let vocab = self.vocabulary();
-        let rules = Rules {
-            allcaps_min: generation.allcaps_min(),
-            frame_bow: generation.frame_bow(),
-        };
-        let marked = stream(&norm[..content], text.starts_with(' '), rules);
+        let marked = stream(&norm[..content], text.starts_with(' '), self.rules());
         tile(&marked, vocab).saturating_add(vocab.frame_tail(norm.len() - content))
     }
 
@@ -213,5 +234,9 @@ impl TokenCounter for Claude {
     // `tests/suite/claude.rs`: the trimming engine need not count again.
     fn __trusted(&self, _: seal::Seal) -> bool {
         true
+    }
+
+    fn __claude(&self, _: seal::Seal) -> Option<Claude> {
+        Some(*self)
     }
 }

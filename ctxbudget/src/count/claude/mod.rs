@@ -4,11 +4,13 @@
 //! Read bottom up: `unicode` (the character table), `vocab` (pieces, byte prefixes,
 //! the newline ladder), `normalize` (text -> characters and their classes),
 //! `stream` (-> the marked stream), `tile` (-> the fewest pieces), `generation`
-//! (what differs between generations), `counter` (the [`Claude`] counter).
+//! (what differs between generations), `counter` (the [`Claude`] counter), `parts`
+//! (exact counts of many beginnings or ends of one text, for the trimming engine).
 
 mod counter;
 mod generation;
 mod normalize;
+mod parts;
 mod stream;
 mod tile;
 mod unicode;
@@ -16,3 +18,4 @@ mod vocab;
 
 pub use counter::Claude;
 pub use generation::ClaudeGeneration;
+pub(crate) use parts::Parts;

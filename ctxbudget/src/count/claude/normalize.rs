@@ -34,21 +34,62 @@ pub(super) fn normalize(text: &str, fold_quotes: bool) -> Vec<char> {
     // Private use of the Basic Multilingual Plane costs nothing.
     chars.retain(|&c| !('\u{E000}'..='\u{F8FF}').contains(&c));
     for c in &mut chars {
-        *c = match *c {
-            '\0'
-            | '\u{A0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200A}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202F}'
-            | '\u{205F}' => ' ',
-            '\u{2018}' | '\u{2019}' if fold_quotes => '\'',
-            '\u{201C}' | '\u{201D}' if fold_quotes => '"',
-            other => other,
-        };
+        *c = map_char(*c, fold_quotes);
     }
     chars
+}
+
+/// [`normalize`] of a text that normalisation keeps character for character (NFC
+/// already, no decomposed Thai SARA AM), with the byte offset in `text` of each
+/// character kept (`None`: the text is ASCII and every byte is kept, each at its
+/// own offset): then the normalised text of any slice of `text` is the slice of
+/// the result between the characters kept before its ends. `None` for any other
+/// text.
+#[allow(clippy::type_complexity)]
+pub(super) fn normalize_mapped(
+    text: &str,
+    fold_quotes: bool,
+) -> Option<(Vec<char>, Option<Vec<u32>>)> {
+    u32::try_from(text.len()).ok()?;
+    let dropped =
+        |c: char| matches!(c, '\u{1}'..='\u{8}' | '\u{B}'..='\u{1F}' | '\u{7F}'..='\u{9F}');
+    if text.is_ascii() && !text.chars().any(dropped) {
+        let chars = text
+            .bytes()
+            .map(|b| map_char(char::from(b), false))
+            .collect();
+        return Some((chars, None));
+    }
+    if is_nfc_quick(text.chars()) != IsNormalized::Yes || text.contains('\u{0E4D}') {
+        return None;
+    }
+    let mut chars = Vec::with_capacity(text.len());
+    let mut offsets = Vec::with_capacity(text.len());
+    for (at, c) in text.char_indices() {
+        if dropped(c) || ('\u{E000}'..='\u{F8FF}').contains(&c) {
+            continue;
+        }
+        chars.push(map_char(c, fold_quotes));
+        offsets.push(u32::try_from(at).ok()?);
+    }
+    Some((chars, Some(offsets)))
+}
+
+/// The characters that normalisation rewrites one for one.
+fn map_char(c: char, fold_quotes: bool) -> char {
+    match c {
+        '\0'
+        | '\u{A0}'
+        | '\u{1680}'
+        | '\u{2000}'..='\u{200A}'
+        | '\u{2028}'
+        | '\u{2029}'
+        | '\u{202F}'
+        | '\u{205F}' => ' ',
+        '\u{2018}' | '\u{2019}' if fold_quotes => '\'',
+        '\u{201C}' | '\u{201D}' if fold_quotes => '"',
+        other => other,
+    }
 }
 
 /// The class of a character in the marked stream.

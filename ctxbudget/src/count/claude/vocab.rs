@@ -163,7 +163,15 @@ pub(super) struct Vocabulary {
     byte_tokens: HashSet<u64>,
     /// The lengths of the pieces made only of newlines.
     newline_pieces: Vec<usize>,
+    /// The most symbols a piece has: no piece reaches further from where it starts.
+    pub(super) longest: usize,
+    /// One bit for each symbol below [`JOIN_BITS`]: whether a piece of two symbols
+    /// or more holds it.
+    joinable: Vec<u64>,
 }
+
+/// The symbols [`Vocabulary::joins`] keeps a bit for; every other one may join.
+const JOIN_BITS: u32 = 0x4_0000;
 
 /// A byte string of at most four bytes as one key: its length, then its bytes.
 fn pack(bytes: &[u8]) -> u64 {
@@ -206,11 +214,30 @@ impl Vocabulary {
         }
         newline_pieces.sort_unstable();
         newline_pieces.dedup();
+        let longest = pieces.iter().map(Vec::len).max().unwrap_or(1).max(1);
+        let mut joinable = vec![0u64; (JOIN_BITS / 64) as usize];
+        for &symbol in pieces.iter().filter(|piece| piece.len() > 1).flatten() {
+            if let Some(word) = joinable.get_mut((symbol / 64) as usize) {
+                *word |= 1 << (symbol % 64);
+            }
+        }
         Vocabulary {
             trie: Trie::new(pieces),
             byte_tokens,
             newline_pieces,
+            longest,
+            joinable,
         }
+    }
+
+    /// Whether `symbol` may be part of a piece of two symbols or more: a piece
+    /// that runs across two symbols holds only such symbols.
+    pub(super) fn joins(&self, symbol: Symbol) -> bool {
+        symbol >= JOIN_BITS
+            || self
+                .joinable
+                .get((symbol / 64) as usize)
+                .is_some_and(|word| word & (1 << (symbol % 64)) != 0)
     }
 
     /// What `c` costs standing alone when no piece covers it: the fewest byte
