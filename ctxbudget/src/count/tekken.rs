@@ -91,6 +91,10 @@ pub struct Tekken {
 struct Inner {
     bpe: CoreBPE,
     splits: Option<SplitRule>,
+    /// The linear engine of the vocabulary, for a file whose pattern is known
+    /// (its runs of letters and of pictographs are one piece); built on first use.
+    #[cfg(feature = "tiktoken")]
+    linear: Option<super::VocabBpe>,
     vocab_size: usize,
     version: String,
 }
@@ -173,6 +177,7 @@ impl Tekken {
         }
         let mut ranks = rustc_hash::FxHashMap::default();
         ranks.reserve(inner_size);
+        let mut tokens = Vec::with_capacity(inner_size);
         for (index, token) in parsed.vocab.iter().take(inner_size).enumerate() {
             if usize::try_from(token.rank).ok() != Some(index) {
                 return Err(invalid(format!(
@@ -201,6 +206,7 @@ impl Tekken {
                 )));
             }
             let rank = u32::try_from(index).map_err(|_| invalid("too many tokens".into()))?;
+            tokens.push(bytes.clone());
             if ranks.insert(bytes, rank).is_some() {
                 return Err(invalid(format!(
                     "the bytes of rank {index} appear twice in the vocabulary"
@@ -222,10 +228,16 @@ impl Tekken {
             isolated: IsolatedRuns::NONE,
             ascii_only: false,
         });
+        #[cfg(feature = "tiktoken")]
+        let linear = splits.map(|_| super::VocabBpe::new(tokens.iter().map(Vec::as_slice)));
+        #[cfg(not(feature = "tiktoken"))]
+        drop(tokens);
         Ok(Tekken {
             inner: Arc::new(Inner {
                 bpe,
                 splits,
+                #[cfg(feature = "tiktoken")]
+                linear,
                 vocab_size: config.default_vocab_size,
                 version: config.version.clone(),
             }),
@@ -314,5 +326,12 @@ impl TokenCounter for Tekken {
     // count again.
     fn __trusted(&self, _: super::seal::Seal) -> bool {
         true
+    }
+
+    // Long runs of one letter, of CJK or of emoji are one piece without split
+    // points: the `bpe` crate's encoder counts every part of one in one pass.
+    #[cfg(feature = "tiktoken")]
+    fn __linear(&self, _: super::seal::Seal) -> Option<super::Linear<'_>> {
+        self.inner.linear.as_ref().map(super::Linear::vocab)
     }
 }

@@ -266,15 +266,10 @@ fn last_piece(linear: Linear, text: &str, from: usize, end: usize) -> Option<(us
             return Some((from, Some(run)));
         }
     }
-    let mut last = None;
-    let mut offset = from;
-    for piece in linear.pieces(&text[from..end]) {
-        last = Some(offset);
-        offset += piece.len();
-    }
+    let start = from + linear.last_piece_start(&text[from..end]);
     // The last piece alone may be a run (a piece the pattern cut after a
     // variation selector, say).
-    last.map(|start| (start, Run::of(&text[start..end])))
+    (start < end).then(|| (start, Run::of(&text[start..end])))
 }
 
 /// The length to encode for `limit` tokens and a margin, from a sample of `bytes`
