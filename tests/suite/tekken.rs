@@ -139,7 +139,13 @@ fn assert_as_probes(text: &str, budget: usize, keep: Keep) {
     let options = TrimOptions::new().keep(keep);
     let fast = trim_with(text, budget, &*TEKKEN, &options);
     let slow = trim_with(text, budget, &Probes(&TEKKEN), &options);
-    let what = || format!("{keep:?} {budget} of {} bytes {:?}", text.len(), &text[..floor_char_boundary(text, 40)]);
+    let what = || {
+        format!(
+            "{keep:?} {budget} of {} bytes {:?}",
+            text.len(),
+            &text[..floor_char_boundary(text, 40)]
+        )
+    };
     assert_eq!(fast.tokens, TEKKEN.count(fast.kept), "{}", what());
     assert!(fast.tokens <= budget, "{}", what());
     match keep {
@@ -171,7 +177,11 @@ const SHORTFALL: usize = 16;
 fn long_runs_trim_as_the_probes_do() {
     for name in ["one-letter", "cjk-nopunct", "emoji-zwj", "base64-alnum"] {
         let run = ctxbudget_tests::shapes::shape(name, 12_000);
-        for text in [run.clone(), format!("Intro, then: {run}"), format!("{run} and an end.")] {
+        for text in [
+            run.clone(),
+            format!("Intro, then: {run}"),
+            format!("{run} and an end."),
+        ] {
             for budget in [0, 1, 7, 100, 512, 1_000, 3_000] {
                 for keep in [Keep::Head, Keep::Tail] {
                     assert_as_probes(&text, budget, keep);
@@ -179,6 +189,34 @@ fn long_runs_trim_as_the_probes_do() {
             }
         }
     }
+}
+
+/// Each digit is a piece of Tekken's, so the offsets around ASCII digits are split
+/// points, except before a digit that follows whitespace (the whitespace run keeps
+/// its last space apart only when something other than whitespace follows it).
+#[test]
+fn digits_are_split_points() {
+    let counter = &*TEKKEN;
+    assert_eq!(counter.next_split("ab1cd", 0), Some(2));
+    assert_eq!(counter.next_split("ab1cd", 3), Some(3));
+    assert_eq!(counter.prev_split("ab1cd", 5), Some(3));
+    assert_eq!(counter.next_split("+/9", 0), Some(2));
+    assert_eq!(counter.next_split("a  1", 2), None);
+    assert_eq!(counter.next_split("a  1x", 2), Some(4));
+    let base64 = ctxbudget_tests::shapes::shape("base64-alnum", 3_000);
+    let whole = counter.count(&base64);
+    let mut from = 0;
+    let mut checked = 0;
+    while let Some(at) = counter.next_split(&base64, from) {
+        assert_eq!(
+            whole,
+            counter.count(&base64[..at]) + counter.count(&base64[at..]),
+            "{at}"
+        );
+        from = at + 1;
+        checked += 1;
+    }
+    assert!(checked > 300, "only {checked} split points");
 }
 
 /// The file with its JSON edited: `edit` changes the parsed file.

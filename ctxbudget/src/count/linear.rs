@@ -391,7 +391,8 @@ impl VocabBpe {
             .map(|k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
             .find(|&factor| {
                 seen.clear();
-                self.tokens().all(|token| seen.insert(bpe_hash(token, factor)))
+                self.tokens()
+                    .all(|token| seen.insert(bpe_hash(token, factor)))
             })?;
         let tokens = self.tokens().map(<[u8]>::to_vec);
         // The crate also panics on a vocabulary whose tokens do not each encode to

@@ -19,7 +19,7 @@ use serde::Deserialize;
 use tiktoken_rs::CoreBPE;
 
 use super::TokenCounter;
-use super::splits::{IsolatedRuns, PieceRule, SplitRule, is_known_pattern};
+use super::splits::{self, IsolatedRuns, PieceRule, SplitRule, is_known_pattern};
 use super::tokenizer_file::{self, TokenizerFileError, TokenizerSource};
 
 const KIND: &str = "Tekken";
@@ -81,8 +81,17 @@ const KIND: &str = "Tekken";
 /// digits; like `Tiktoken`'s, its pieces start at a space after a
 /// character other than whitespace and at punctuation (other than an apostrophe)
 /// after a letter or digit, and no alternative looks behind. Those offsets are split
-/// points, checked by the property tests in `tests/suite/tekken.rs`. A file with another
-/// pattern gets none ([`Tekken::has_split_points`]) and trims by the slower search.
+/// points, checked by the property tests in `tests/suite/tekken.rs`. Each digit is a
+/// piece of its own, so the offsets after an ASCII digit, and before one that follows
+/// a character other than whitespace, are split points too (base64 and hexadecimal
+/// text trims piece by piece). A file with another pattern gets none
+/// ([`Tekken::has_split_points`]) and trims by the slower search.
+///
+/// Inside a long piece without split points (a run of one letter, of CJK, of
+/// emoji), trimming encodes a little more than what fits once with the `bpe`
+/// crate's linear encoder (built from the vocabulary on the first such search,
+/// with the `tiktoken` feature) and reads every shorter part's count off that one
+/// encoding, where counting growing parts would cost several counts.
 #[derive(Clone)]
 pub struct Tekken {
     inner: Arc<Inner>,
@@ -91,6 +100,9 @@ pub struct Tekken {
 struct Inner {
     bpe: CoreBPE,
     splits: Option<SplitRule>,
+    /// Whether the pattern makes every digit a piece of its own (`\p{N}`, as
+    /// Tekken's does), so that offsets around ASCII digits are split points too.
+    digits: bool,
     /// The linear engine of the vocabulary, for a file whose pattern is known
     /// (its runs of letters and of pictographs are one piece); built on first use.
     #[cfg(feature = "tiktoken")]
@@ -232,10 +244,12 @@ impl Tekken {
         let linear = splits.map(|_| super::VocabBpe::new(tokens.iter().map(Vec::as_slice)));
         #[cfg(not(feature = "tiktoken"))]
         drop(tokens);
+        let digits = splits.is_some() && config.pattern.contains(r"|\p{N}|");
         Ok(Tekken {
             inner: Arc::new(Inner {
                 bpe,
                 splits,
+                digits,
                 #[cfg(feature = "tiktoken")]
                 linear,
                 vocab_size: config.default_vocab_size,
@@ -288,6 +302,18 @@ fn check_pattern(bpe: &CoreBPE) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether a pattern whose digits are pieces of their own cuts between `previous`
+/// and `next`: where `rule` says, after an ASCII digit, and before one that follows
+/// a character other than whitespace. A digit is always a whole piece (no other
+/// alternative takes `\p{N}`), and nothing looks behind, so the pieces on each side
+/// are those of that side alone; before a digit that follows whitespace they are not
+/// (`\s+(?!\S)` leaves the last space of a run for the next piece).
+fn cuts(rule: SplitRule, previous: char, next: char) -> bool {
+    rule.cuts(previous, next)
+        || previous.is_ascii_digit()
+        || next.is_ascii_digit() && !previous.is_whitespace()
+}
+
 impl fmt::Debug for Tekken {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Tekken")
@@ -310,11 +336,36 @@ impl TokenCounter for Tekken {
     }
 
     fn next_split(&self, text: &str, from: usize) -> Option<usize> {
-        self.inner.splits?.next(text, from, |_| false)
+        let rule = self.inner.splits?;
+        if !self.inner.digits {
+            return rule.next(text, from, |_| false);
+        }
+        let from = splits::ceil_char_boundary(text, from.max(1));
+        let mut previous = text.get(..from)?.chars().next_back()?;
+        for (offset, next) in text[from..].char_indices() {
+            if cuts(rule, previous, next) {
+                return Some(from + offset);
+            }
+            previous = next;
+        }
+        None
     }
 
     fn prev_split(&self, text: &str, before: usize) -> Option<usize> {
-        self.inner.splits?.prev(text, before, |_| false)
+        let rule = self.inner.splits?;
+        if !self.inner.digits {
+            return rule.prev(text, before, |_| false);
+        }
+        let before = splits::floor_char_boundary(text, before);
+        let mut chars = text[..before].char_indices().rev();
+        let (_, mut next) = chars.next()?;
+        for (at, previous) in chars {
+            if cuts(rule, previous, next) {
+                return Some(at + previous.len_utf8());
+            }
+            next = previous;
+        }
+        None
     }
 
     fn exactness(&self) -> super::Exactness {
