@@ -386,3 +386,126 @@ impl TokenCounter for Tekken {
         self.inner.linear.as_ref().map(super::Linear::vocab)
     }
 }
+
+#[cfg(all(test, feature = "tiktoken"))]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+    use crate::{Keep, TrimOptions, trim_with};
+
+    /// A Tekken file with Tekken's pattern: the 256 bytes, then runs of `a` of 2,
+    /// 3, 4, 8 and 16 bytes, and `日` (3 bytes) and its runs of 2 and 4.
+    fn tiny() -> Tekken {
+        let encode = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+        let mut tokens: Vec<Vec<u8>> = (0u8..=255).map(|byte| vec![byte]).collect();
+        for n in [2, 3, 4, 8, 16] {
+            tokens.push(b"a".repeat(n));
+        }
+        tokens.push("日".as_bytes()[..2].to_vec());
+        for n in [1, 2, 4] {
+            tokens.push("日".repeat(n).into_bytes());
+        }
+        let vocab: Vec<serde_json::Value> = tokens
+            .iter()
+            .enumerate()
+            .map(|(rank, bytes)| {
+                serde_json::json!({"rank": rank, "token_bytes": encode(bytes), "token_str": null})
+            })
+            .collect();
+        let pattern = r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+        let file = serde_json::json!({
+            "config": {"pattern": pattern, "num_vocab_tokens": tokens.len(),
+                       "default_vocab_size": tokens.len() + 10,
+                       "default_num_special_tokens": 10, "version": "v3"},
+            "vocab": vocab,
+        });
+        Tekken::from_bytes(file.to_string()).expect("the tiny file loads")
+    }
+
+    /// The Tekken counter, adding up the bytes it is asked to count.
+    struct Counting<'a> {
+        inner: &'a Tekken,
+        bytes: Cell<usize>,
+    }
+
+    impl TokenCounter for Counting<'_> {
+        fn count(&self, text: &str) -> usize {
+            self.bytes.set(self.bytes.get() + text.len());
+            self.inner.count(text)
+        }
+        fn next_split(&self, text: &str, from: usize) -> Option<usize> {
+            self.inner.next_split(text, from)
+        }
+        fn prev_split(&self, text: &str, before: usize) -> Option<usize> {
+            self.inner.prev_split(text, before)
+        }
+        fn __trusted(&self, seal: super::super::seal::Seal) -> bool {
+            self.inner.__trusted(seal)
+        }
+        fn __linear(&self, seal: super::super::seal::Seal) -> Option<super::super::Linear<'_>> {
+            self.inner.__linear(seal)
+        }
+    }
+
+    /// Inside one long run, trimming reads the counts off one encoding by the
+    /// linear engine: the counter itself counts less than what is kept (counting
+    /// probes count growing parts, several times what is kept), and what is kept
+    /// costs what the trim says.
+    #[test]
+    fn a_long_run_is_searched_with_one_encoding() {
+        let tekken = tiny();
+        assert!(super::super::linear_engine(&tekken).is_some());
+        for unit in ["a", "日"] {
+            let text = unit.repeat(20_000);
+            for keep in [Keep::Head, Keep::Tail] {
+                for budget in [10, 300, 1_000] {
+                    let counter = Counting {
+                        inner: &tekken,
+                        bytes: Cell::new(0),
+                    };
+                    let trimmed =
+                        trim_with(&text, budget, &counter, &TrimOptions::new().keep(keep));
+                    let counted = counter.bytes.get();
+                    assert!(trimmed.cut && trimmed.tokens <= budget);
+                    assert_eq!(trimmed.tokens, tekken.count(trimmed.kept));
+                    assert!(
+                        counted <= trimmed.kept.len(),
+                        "{unit} {keep:?} {budget}: counted {counted} bytes to keep {}",
+                        trimmed.kept.len()
+                    );
+                }
+            }
+        }
+    }
+
+    /// The engine's encoder builds from a vocabulary and counts as tiktoken-rs's;
+    /// a vocabulary the `bpe` crate refuses (a token its merges cannot reach) gives
+    /// no encoder, and the engine then finds no long piece.
+    #[test]
+    fn the_encoder_counts_as_tiktoken_or_is_not_used() {
+        let tekken = tiny();
+        let engine = tekken.inner.linear.as_ref().expect("a known pattern");
+        for text in [
+            "a",
+            "aaaaaaa",
+            &"a".repeat(1_001),
+            &"日".repeat(77),
+            "日日a",
+        ] {
+            assert_eq!(
+                engine.count(text.as_bytes()),
+                Some(tekken.count(text)),
+                "{text}"
+            );
+        }
+        // "日日" without "日": no merge reaches it.
+        let mut tokens: Vec<Vec<u8>> = (0u8..=255).map(|byte| vec![byte]).collect();
+        tokens.push("日日".as_bytes().to_vec());
+        let unreachable = super::super::VocabBpe::new(tokens.iter().map(Vec::as_slice));
+        assert_eq!(unreachable.count("日日".as_bytes()), None);
+        let linear = super::super::Linear::vocab(&unreachable);
+        assert_eq!(linear.first_piece_len(&"a".repeat(600)), 0);
+        assert!(linear.token_ends(b"aaa").is_empty());
+    }
+}
