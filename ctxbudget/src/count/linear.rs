@@ -885,6 +885,35 @@ mod tests {
         }
     }
 
+    /// The runs a vocabulary's engine finds at the ends of a text: the longest, and
+    /// each one a run.
+    #[test]
+    fn run_ends_are_the_longest_runs() {
+        let cases = [
+            ("aaaaB", 4, 4),
+            ("Baaaa", 1, 1),
+            ("ABCdef", 3, 3),
+            ("日本語a", 9, 9),
+            ("a日本語", 1, 1),
+            ("👍👍\u{200d}x", 11, 11),
+            ("x\u{fe0f}👍👍", 1, 4),
+            ("👍\u{fe0f}👍", 0, 7),
+            ("\u{fe0f}\u{fe0f}", 0, 6),
+            (" a", 0, 1),
+            ("", 0, 0),
+        ];
+        for (text, prefix, suffix_start) in cases {
+            assert_eq!(run_prefix_len(text), prefix, "{text:?}");
+            assert_eq!(run_suffix_start(text), suffix_start, "{text:?}");
+            if prefix > 0 {
+                assert!(Run::of(&text[..prefix]).is_some());
+            }
+            if suffix_start < text.len() {
+                assert!(Run::of(&text[suffix_start..]).is_some());
+            }
+        }
+    }
+
     #[test]
     fn no_token_is_longer_than_the_bound() {
         for linear in [OpenAi::o200k_base(), OpenAi::cl100k_base()] {
