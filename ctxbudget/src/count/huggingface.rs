@@ -16,6 +16,8 @@ use tokenizers::pre_tokenizers::split::SplitPattern;
 use tokenizers::{ModelWrapper, NormalizerWrapper, SplitDelimiterBehavior, Tokenizer};
 
 mod growth;
+#[cfg(feature = "tiktoken")]
+mod linear;
 
 use super::TokenCounter;
 use super::splits::{
@@ -141,6 +143,10 @@ struct Inner {
     tokenizer: Tokenizer,
     splits: Result<SplitRule, &'static str>,
     added: AddedTokens,
+    /// The linear engine of a byte-level BPE file, for long runs of one letter, of
+    /// CJK or of emoji; built on first use.
+    #[cfg(feature = "tiktoken")]
+    linear: Option<super::VocabBpe>,
 }
 
 impl HuggingFace {
@@ -216,11 +222,15 @@ impl HuggingFace {
         }
         let added = AddedTokens::new(&tokenizer);
         let splits = split_rule(&tokenizer, &added);
+        #[cfg(feature = "tiktoken")]
+        let linear = linear::engine(bytes, &tokenizer, splits, &added.contents);
         Ok(HuggingFace {
             inner: Arc::new(Inner {
                 tokenizer,
                 splits,
                 added,
+                #[cfg(feature = "tiktoken")]
+                linear,
             }),
         })
     }
@@ -303,6 +313,13 @@ impl TokenCounter for HuggingFace {
     // count again.
     fn __trusted(&self, _: super::seal::Seal) -> bool {
         true
+    }
+
+    // Long runs of one letter, of CJK or of emoji in a byte-level BPE file: the
+    // `bpe` crate's encoder counts every part of one in one pass.
+    #[cfg(feature = "tiktoken")]
+    fn __linear(&self, _: super::seal::Seal) -> Option<super::Linear<'_>> {
+        self.inner.linear.as_ref().map(super::Linear::vocab)
     }
 }
 

@@ -43,7 +43,7 @@ mod merge;
 #[cfg(feature = "tiktoken")]
 mod pieces;
 #[cfg(feature = "tiktoken")]
-pub(crate) use linear::{Linear, PieceWalk, Run, VocabBpe};
+pub(crate) use linear::{Linear, PieceWalk, Run, VocabBpe, is_run_char};
 #[cfg(feature = "tiktoken")]
 mod tiktoken;
 #[cfg(feature = "tiktoken")]

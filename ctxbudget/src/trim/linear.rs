@@ -164,6 +164,10 @@ fn search_head(
             until = grow(Side::Head, start, until, piece_end);
             continue;
         }
+        if until >= piece_end && piece_end < end && ends.len() <= limit && !linear.knows_pieces() {
+            // A run that fits whole, in a piece that may go on past it.
+            return None;
+        }
         // The first `k` tokens spell `text[start..start + ends[k - 1]]`.
         let ends: Vec<(usize, usize)> = ends
             .into_iter()
@@ -223,6 +227,14 @@ fn search_tail(
             (piece_start, run) = last_piece(linear, text, window, end)?;
             from = grow(Side::Tail, end, from, piece_start);
             continue;
+        }
+        if from <= piece_start
+            && piece_start > start
+            && ends.len() <= limit
+            && !linear.knows_pieces()
+        {
+            // A run that fits whole, in a piece that may go on past it.
+            return None;
         }
         // The last `k` tokens spell `text[from + ends[count - k - 1]..end]` (all
         // of it for `k == count`).
