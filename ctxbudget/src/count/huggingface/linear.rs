@@ -152,3 +152,112 @@ fn byte_level_chars() -> [char; 256] {
     }
     chars
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+    use crate::count::{HuggingFace, TokenCounter, linear_engine, seal::Seal};
+    use crate::{Keep, TrimOptions, trim_with};
+
+    /// A byte-level BPE file: the 256 byte characters, then `aa`, `aaaa` and
+    /// `aaaaaaaa`, with `edit` applied to its JSON.
+    fn tiny(edit: impl FnOnce(&mut serde_json::Value)) -> HuggingFace {
+        let mut vocab = serde_json::Map::new();
+        for (id, c) in byte_level_chars().iter().enumerate() {
+            vocab.insert(c.to_string(), id.into());
+        }
+        for (id, token) in [(256, "aa"), (257, "aaaa"), (258, "aaaaaaaa")] {
+            vocab.insert(token.into(), id.into());
+        }
+        let mut file = serde_json::json!({
+            "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+            "normalizer": {"type": "NFKC"},
+            "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false,
+                              "trim_offsets": true, "use_regex": true},
+            "post_processor": null, "decoder": null,
+            "model": {"type": "BPE", "dropout": null, "unk_token": null,
+                      "continuing_subword_prefix": null, "end_of_word_suffix": null,
+                      "fuse_unk": false, "byte_fallback": false, "ignore_merges": false,
+                      "vocab": vocab, "merges": ["a a", "aa aa", "aaaa aaaa"]},
+        });
+        edit(&mut file);
+        HuggingFace::from_bytes(file.to_string()).expect("the tiny file loads")
+    }
+
+    /// The counter, adding up the bytes it is asked to count.
+    struct Counting<'a> {
+        inner: &'a HuggingFace,
+        bytes: Cell<usize>,
+    }
+
+    impl TokenCounter for Counting<'_> {
+        fn count(&self, text: &str) -> usize {
+            self.bytes.set(self.bytes.get() + text.len());
+            self.inner.count(text)
+        }
+        fn next_split(&self, text: &str, from: usize) -> Option<usize> {
+            self.inner.next_split(text, from)
+        }
+        fn prev_split(&self, text: &str, before: usize) -> Option<usize> {
+            self.inner.prev_split(text, before)
+        }
+        fn __trusted(&self, seal: Seal) -> bool {
+            self.inner.__trusted(seal)
+        }
+        fn __linear(&self, seal: Seal) -> Option<crate::count::Linear<'_>> {
+            self.inner.__linear(seal)
+        }
+    }
+
+    /// Inside one long run, trimming reads the counts off one encoding: the counter
+    /// itself counts less than what is kept (the probes count several times it).
+    #[test]
+    fn a_long_run_is_searched_with_one_encoding() {
+        let counter = tiny(|_| {});
+        assert!(linear_engine(&counter).is_some());
+        let text = "a".repeat(20_000);
+        assert_eq!(counter.count(&text), 2_500);
+        for keep in [Keep::Head, Keep::Tail] {
+            for budget in [10, 300, 1_000] {
+                let counting = Counting {
+                    inner: &counter,
+                    bytes: Cell::new(0),
+                };
+                let trimmed = trim_with(&text, budget, &counting, &TrimOptions::new().keep(keep));
+                assert!(trimmed.cut && trimmed.tokens <= budget);
+                assert_eq!(trimmed.tokens, counter.count(trimmed.kept));
+                assert!(
+                    counting.bytes.get() <= trimmed.kept.len(),
+                    "{keep:?} {budget}: counted {} bytes to keep {}",
+                    counting.bytes.get(),
+                    trimmed.kept.len()
+                );
+            }
+        }
+    }
+
+    /// Files whose runs the engine cannot vouch for get none.
+    #[test]
+    fn no_engine_where_a_run_may_change() {
+        let refused: [fn(&mut serde_json::Value); 4] = [
+            // NFD decomposes kana and Hangul.
+            |file| file["normalizer"] = serde_json::json!({"type": "NFD"}),
+            // A prefix space changes the first piece.
+            |file| file["pre_tokenizer"]["add_prefix_space"] = true.into(),
+            // An added token made of letters may occur inside a run.
+            |file| {
+                file["added_tokens"] = serde_json::json!([{"id": 259, "content": "aaa",
+                    "single_word": false, "lstrip": false, "rstrip": false,
+                    "normalized": false, "special": true}]);
+            },
+            // Two merges that make one token: ranks by token and by pair differ.
+            |file| file["model"]["merges"] = serde_json::json!(["a a", "aa aa", "a a"]),
+        ];
+        for edit in refused {
+            let counter = tiny(edit);
+            assert!(linear_engine(&counter).is_none(), "{counter:?}");
+        }
+    }
+}
