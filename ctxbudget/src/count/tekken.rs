@@ -466,12 +466,12 @@ mod tests {
                     };
                     let trimmed =
                         trim_with(&text, budget, &counter, &TrimOptions::new().keep(keep));
-                    let counted = counter.bytes.get();
+                    let asked = counter.bytes.get();
                     assert!(trimmed.cut && trimmed.tokens <= budget);
                     assert_eq!(trimmed.tokens, tekken.count(trimmed.kept));
                     assert!(
-                        counted <= trimmed.kept.len(),
-                        "{unit} {keep:?} {budget}: counted {counted} bytes to keep {}",
+                        asked <= trimmed.kept.len(),
+                        "{unit} {keep:?} {budget}: counted {asked} bytes to keep {}",
                         trimmed.kept.len()
                     );
                 }

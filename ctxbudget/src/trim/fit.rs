@@ -428,7 +428,11 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
     ) -> Result<usize, (usize, usize, usize)> {
         let chunk = &self.text[start..end];
         #[cfg(feature = "tiktoken")]
-        if let Some(linear) = self.linear.and_then(|l| l.walker()).filter(|_| self.splits) {
+        if let Some(linear) = self
+            .linear
+            .and_then(crate::count::Linear::walker)
+            .filter(|_| self.splits)
+        {
             use crate::count::PieceWalk;
             let walk = match self.side {
                 Side::Head => linear.walk_head(chunk, remaining),
