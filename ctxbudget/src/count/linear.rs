@@ -363,10 +363,17 @@ const HASH_FACTOR_TRIES: u64 = 256;
 
 impl VocabBpe {
     /// A vocabulary of `tokens`, in rank order (rank 0 first); nothing is built yet.
+    ///
+    /// Only the tokens that can occur in the encoding of a run are kept (those
+    /// whose whole characters are characters of runs, whatever bytes of a character
+    /// they begin or end with), in the same order: byte-pair merging on a text only
+    /// ever makes tokens that are parts of it, and each such token's merges are
+    /// parts of it too, so runs encode as with the whole vocabulary, and the `bpe`
+    /// crate builds its automata over a fraction of it.
     pub(crate) fn new<'t>(tokens: impl IntoIterator<Item = &'t [u8]>) -> Self {
         let mut bytes = Vec::new();
         let mut ends = Vec::new();
-        for token in tokens {
+        for token in tokens.into_iter().filter(|token| may_occur_in_a_run(token)) {
             bytes.extend_from_slice(token);
             ends.push(bytes.len());
         }
@@ -428,6 +435,28 @@ impl VocabBpe {
     pub(crate) fn count(&self, bytes: &[u8]) -> Option<usize> {
         self.bpe().map(|bpe| bpe.count(bytes))
     }
+}
+
+/// Whether `token` can be part of the bytes of a run: past the continuation bytes
+/// it may begin with and before the incomplete character it may end with, its
+/// characters are characters of runs.
+fn may_occur_in_a_run(token: &[u8]) -> bool {
+    let start = token
+        .iter()
+        .take(3)
+        .take_while(|&&byte| byte & 0xC0 == 0x80)
+        .count();
+    let rest = &token[start..];
+    let (valid, incomplete) = match std::str::from_utf8(rest) {
+        Ok(text) => (text, false),
+        Err(error) => (
+            std::str::from_utf8(&rest[..error.valid_up_to()]).unwrap_or_default(),
+            error.error_len().is_some(),
+        ),
+    };
+    // `error_len` is `Some` for bytes that are no UTF-8 at all, `None` for an
+    // incomplete character at the end.
+    !incomplete && valid.chars().all(is_run_char)
 }
 
 /// The `bpe` crate's (0.2) hash of a token's bytes under `factor`: FNV-1a of the
