@@ -364,16 +364,19 @@ const HASH_FACTOR_TRIES: u64 = 256;
 impl VocabBpe {
     /// A vocabulary of `tokens`, in rank order (rank 0 first); nothing is built yet.
     ///
-    /// Only the tokens that can occur in the encoding of a run are kept (those
-    /// whose whole characters are characters of runs, whatever bytes of a character
-    /// they begin or end with), in the same order: byte-pair merging on a text only
+    /// Only the single bytes and the tokens that can occur in the encoding of a run
+    /// are kept (those whose whole characters are characters of runs, whatever
+    /// bytes of a character they begin or end with), in the same order: byte-pair merging on a text only
     /// ever makes tokens that are parts of it, and each such token's merges are
     /// parts of it too, so runs encode as with the whole vocabulary, and the `bpe`
     /// crate builds its automata over a fraction of it.
     pub(crate) fn new<'t>(tokens: impl IntoIterator<Item = &'t [u8]>) -> Self {
         let mut bytes = Vec::new();
         let mut ends = Vec::new();
-        for token in tokens.into_iter().filter(|token| may_occur_in_a_run(token)) {
+        // Every byte stays a token, so that any bytes encode (a sample of text that
+        // is not a run gives an estimate).
+        let kept = |token: &&[u8]| token.len() == 1 || may_occur_in_a_run(token);
+        for token in tokens.into_iter().filter(kept) {
             bytes.extend_from_slice(token);
             ends.push(bytes.len());
         }

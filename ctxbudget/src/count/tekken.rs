@@ -499,6 +499,10 @@ mod tests {
                 "{text}"
             );
         }
+        // Text that is no run encodes too (the search samples it for an estimate).
+        let other = "Intro, then: [x] \u{ff} 🇯🇵 \n\t ".as_bytes();
+        let ends = super::super::Linear::vocab(engine).token_ends(other);
+        assert_eq!(ends.last(), Some(&other.len()));
         // "日日" without "日": no merge reaches it.
         let mut tokens: Vec<Vec<u8>> = (0u8..=255).map(|byte| vec![byte]).collect();
         tokens.push("日日".as_bytes().to_vec());
