@@ -118,6 +118,16 @@ const KIND: &str = "Hugging Face tokenizer.json";
 /// The property tests in `tests/suite/huggingface.rs` check that counts add up at every
 /// declared split point, on the fixtures and on adversarial text, for each kind.
 ///
+/// A long stretch without split points that is a run of one letter, of CJK or of
+/// emoji is searched in one pass, for a byte-level BPE file (`ByteLevel`, with its
+/// own pattern or a known `Split` first, no prefix space, no normaliser or NFC or
+/// NFKC, plain merges; with the `tiktoken` feature): the `bpe` crate's linear
+/// encoder, built from the merges on the first such search (about 2 s for a
+/// 65,000-token vocabulary), encodes a little more than what fits once, and every
+/// shorter part's count is read off that encoding, where the search would count
+/// several growing parts. Other files (Metaspace, DeepSeek's isolated runs) search
+/// by counting.
+///
 /// # Cost
 ///
 /// `tokenizers` counts a text by building its normalised form (with 16 bytes of
