@@ -450,6 +450,126 @@ fn with_splits() -> Vec<&'static str> {
         .collect()
 }
 
+/// A counter seen through a counter of the caller's: the same counts and split
+/// points, without the linear engine, so trimming searches a long piece by
+/// counting probes (the path every Hugging Face counter took before it had one).
+struct Probes<'a>(&'a HuggingFace);
+
+impl TokenCounter for Probes<'_> {
+    fn count(&self, text: &str) -> usize {
+        self.0.count(text)
+    }
+    fn next_split(&self, text: &str, from: usize) -> Option<usize> {
+        self.0.next_split(text, from)
+    }
+    fn prev_split(&self, text: &str, before: usize) -> Option<usize> {
+        self.0.prev_split(text, before)
+    }
+    fn exactness(&self) -> ctxbudget::count::Exactness {
+        self.0.exactness()
+    }
+}
+
+/// How many bytes less than the probes the linear engine may keep: the rest of the
+/// token it stops before (the probes may end inside it at no extra cost).
+const SHORTFALL: usize = 16;
+
+/// The fast path against the probes on one text: the count it reports is the
+/// counter's, within the budget, and it keeps what the probes keep, or at least as
+/// many tokens and at most the rest of a token fewer bytes.
+fn assert_as_probes(name: &str, text: &str, budget: usize, keep: Keep) {
+    let counter = tokenizer(name);
+    let options = TrimOptions::new().keep(keep);
+    let fast = trim_with(text, budget, counter, &options);
+    let slow = trim_with(text, budget, &Probes(counter), &options);
+    let what = || {
+        let start = &text[..floor_char_boundary(text, 40)];
+        format!("{name} {keep:?} {budget} of {} bytes {start:?}", text.len())
+    };
+    assert_eq!(fast.tokens, counter.count(fast.kept), "{}", what());
+    assert!(fast.tokens <= budget, "{}", what());
+    let shortfall = slow.kept.len().saturating_sub(fast.kept.len());
+    assert!(
+        fast.tokens >= slow.tokens && shortfall <= SHORTFALL,
+        "{}: fast {} bytes {} tokens, probes {} bytes {} tokens",
+        what(),
+        fast.kept.len(),
+        fast.tokens,
+        slow.kept.len(),
+        slow.tokens
+    );
+}
+
+/// The byte-level files of the fixture (with NFKC, NFC or no normaliser, with
+/// `ByteLevel`'s own pattern or a `Split` first), and the others as a control.
+const ENGINE_FILES: [&str; 5] = [
+    "anthropic",
+    "anthropic-no-normalizer",
+    "anthropic-llama3-split",
+    "anthropic-qwen2-split-nfc",
+    "deepseek-v4",
+];
+
+/// The worst shapes of BENCHMARKS.md (one piece without split points: one letter,
+/// CJK without punctuation, emoji sequences), alone and after and before prose,
+/// head and tail, at budgets that cut inside the piece.
+#[test]
+fn long_runs_trim_as_the_probes_do() {
+    for name in ["one-letter", "cjk-nopunct", "emoji-zwj"] {
+        let run = ctxbudget_tests::shapes::shape(name, 8_000);
+        for text in [
+            run.clone(),
+            format!("Intro, then: {run}"),
+            format!("{run} and an end."),
+        ] {
+            for file in ENGINE_FILES {
+                for budget in [0, 1, 7, 100, 700] {
+                    for keep in [Keep::Head, Keep::Tail] {
+                        assert_as_probes(file, &text, budget, keep);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Every character a run may hold is left as it is by NFC and NFKC (the digraphs
+/// ゟ and ヿ, which NFKC spells out, are no run characters).
+#[test]
+fn normalisers_leave_run_characters_alone() {
+    use tokenizers::normalizers::unicode::{NFC, NFKC};
+    use tokenizers::tokenizer::{NormalizedString, Normalizer};
+    let ranges = [
+        0x3041..=0x3096,
+        0x309D..=0x309E,
+        0x30A1..=0x30FA,
+        0x30FC..=0x30FE,
+        0x3400..=0x4DBF,
+        0x4E00..=0x9FFF,
+        0xAC00..=0xD7A3,
+        0x1F1E6..=0x1F1FF,
+        0x1F300..=0x1FAFF,
+        0x2600..=0x26FF,
+        0x2700..=0x2775,
+        0x2794..=0x27BF,
+        0x200D..=0x200D,
+        0xFE0E..=0xFE0F,
+    ];
+    let text: String = ranges
+        .into_iter()
+        .flatten()
+        .filter_map(char::from_u32)
+        .collect();
+    for normalizer in [&NFC as &dyn Normalizer, &NFKC] {
+        let mut normalized = NormalizedString::from(text.as_str());
+        normalizer.normalize(&mut normalized).unwrap();
+        assert_eq!(normalized.get(), text);
+    }
+    let mut spelled = NormalizedString::from("ゟヿ");
+    NFKC.normalize(&mut spelled).unwrap();
+    assert_eq!(spelled.get(), "よりコト");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
@@ -555,6 +675,23 @@ proptest! {
                 }
             }
         }
+    }
+
+    /// The fast path keeps what the probes keep on any text and on runs, for every
+    /// byte-level file of the fixture.
+    #[test]
+    fn trimming_keeps_what_the_probes_keep(
+        text in prop_oneof![
+            "\\PC{0,200}",
+            ("[a-z]|[A-Z]|日|本|ア|한|👍|👨\u{200d}👩|🇯🇵|❤\u{fe0f}|x\u{301}", 500usize..2_000, "[ a.日]{0,3}")
+                .prop_map(|(unit, n, edge)| format!("{edge}{}{edge}", unit.repeat(n))),
+        ],
+        budget in 0usize..800,
+        which in 0usize..ENGINE_FILES.len(),
+        keep_tail in any::<bool>(),
+    ) {
+        let keep = if keep_tail { Keep::Tail } else { Keep::Head };
+        assert_as_probes(ENGINE_FILES[which], &text, budget, keep);
     }
 
     /// Walking forward with `next_split` and backward with `prev_split` finds the

@@ -111,6 +111,114 @@ fn trimming_fits_the_budget() {
     }
 }
 
+/// The Tekken counter seen through a counter of the caller's: the same counts and
+/// split points, without the linear engine, so trimming searches a long piece by
+/// counting probes (the path every Tekken counter took before it had the engine).
+struct Probes<'a>(&'a Tekken);
+
+impl TokenCounter for Probes<'_> {
+    fn count(&self, text: &str) -> usize {
+        self.0.count(text)
+    }
+    fn next_split(&self, text: &str, from: usize) -> Option<usize> {
+        self.0.next_split(text, from)
+    }
+    fn prev_split(&self, text: &str, before: usize) -> Option<usize> {
+        self.0.prev_split(text, before)
+    }
+    fn exactness(&self) -> ctxbudget::count::Exactness {
+        self.0.exactness()
+    }
+}
+
+/// The fast path against the probes on one text: the count it reports is the
+/// counter's, within the budget, and it keeps what the probes keep, or at least as
+/// many tokens (the probes stop once they meet the budget, maybe a token short of
+/// the longest part) and at most the rest of a token fewer bytes.
+fn assert_as_probes(text: &str, budget: usize, keep: Keep) {
+    let options = TrimOptions::new().keep(keep);
+    let fast = trim_with(text, budget, &*TEKKEN, &options);
+    let slow = trim_with(text, budget, &Probes(&TEKKEN), &options);
+    let what = || {
+        format!(
+            "{keep:?} {budget} of {} bytes {:?}",
+            text.len(),
+            &text[..floor_char_boundary(text, 40)]
+        )
+    };
+    assert_eq!(fast.tokens, TEKKEN.count(fast.kept), "{}", what());
+    assert!(fast.tokens <= budget, "{}", what());
+    match keep {
+        Keep::Tail => assert!(text.ends_with(fast.kept)),
+        _ => assert!(text.starts_with(fast.kept)),
+    }
+    // The engine cuts at a token boundary of its encoding; the probes may find a
+    // part that ends inside the next token and costs no more.
+    let shortfall = slow.kept.len().saturating_sub(fast.kept.len());
+    assert!(
+        fast.tokens >= slow.tokens && shortfall <= SHORTFALL,
+        "{}: fast {} bytes {} tokens, probes {} bytes {} tokens",
+        what(),
+        fast.kept.len(),
+        fast.tokens,
+        slow.kept.len(),
+        slow.tokens
+    );
+}
+
+/// How many bytes less than the probes the linear engine may keep: the rest of the
+/// token it stops before (the probes may end inside it at no extra cost).
+const SHORTFALL: usize = 16;
+
+/// The worst shapes of BENCHMARKS.md (one piece without split points: one letter,
+/// CJK without punctuation, emoji sequences), alone and after and before prose,
+/// head and tail, at budgets that cut inside the piece.
+#[test]
+fn long_runs_trim_as_the_probes_do() {
+    for name in ["one-letter", "cjk-nopunct", "emoji-zwj", "base64-alnum"] {
+        let run = ctxbudget_tests::shapes::shape(name, 12_000);
+        for text in [
+            run.clone(),
+            format!("Intro, then: {run}"),
+            format!("{run} and an end."),
+        ] {
+            for budget in [0, 1, 7, 100, 512, 1_000, 3_000] {
+                for keep in [Keep::Head, Keep::Tail] {
+                    assert_as_probes(&text, budget, keep);
+                }
+            }
+        }
+    }
+}
+
+/// Each digit is a piece of Tekken's, so the offsets around ASCII digits are split
+/// points, except before a digit that follows whitespace (the whitespace run keeps
+/// its last space apart only when something other than whitespace follows it).
+#[test]
+fn digits_are_split_points() {
+    let counter = &*TEKKEN;
+    assert_eq!(counter.next_split("ab1cd", 0), Some(2));
+    assert_eq!(counter.next_split("ab1cd", 3), Some(3));
+    assert_eq!(counter.prev_split("ab1cd", 5), Some(3));
+    assert_eq!(counter.next_split("+/9", 0), Some(2));
+    assert_eq!(counter.next_split("a  1", 2), None);
+    assert_eq!(counter.next_split("a  1x", 2), Some(4));
+    let base64 = ctxbudget_tests::shapes::shape("base64-alnum", 3_000);
+    let whole = counter.count(&base64);
+    let mut from = 0;
+    let mut checked = 0;
+    while let Some(at) = counter.next_split(&base64, from) {
+        assert_eq!(
+            whole,
+            counter.count(&base64[..at]) + counter.count(&base64[at..]),
+            "{at}"
+        );
+        from = at + 1;
+        checked += 1;
+    }
+    assert!(checked > 300, "only {checked} split points");
+}
+
 /// The file with its JSON edited: `edit` changes the parsed file.
 fn edited(edit: impl FnOnce(&mut Value)) -> Result<Tekken, TokenizerFileError> {
     let mut json: Value = serde_json::from_slice(&FILE).unwrap();
@@ -291,6 +399,21 @@ proptest! {
                 counter.count(&text[x..split]) + counter.count(&text[split..y])
             );
         }
+    }
+
+    /// The fast path keeps what the probes keep on any text, and on runs that make
+    /// it search inside one piece.
+    #[test]
+    fn trimming_keeps_what_the_probes_keep(
+        text in prop_oneof![
+            "\\PC{0,200}",
+            ("[a-z]|[A-Z]|日|本|ア|한|👍|👨\u{200d}👩|🇯🇵|❤\u{fe0f}|x\u{301}", 500usize..3_000, "[ a.日]{0,3}")
+                .prop_map(|(unit, n, edge)| format!("{edge}{}{edge}", unit.repeat(n))),
+        ],
+        budget in 0usize..1_200,
+        keep_tail in any::<bool>(),
+    ) {
+        assert_as_probes(&text, budget, if keep_tail { Keep::Tail } else { Keep::Head });
     }
 
     /// Every x < split < y around every split point of adversarial text: case

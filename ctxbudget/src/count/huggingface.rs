@@ -16,6 +16,8 @@ use tokenizers::pre_tokenizers::split::SplitPattern;
 use tokenizers::{ModelWrapper, NormalizerWrapper, SplitDelimiterBehavior, Tokenizer};
 
 mod growth;
+#[cfg(feature = "tiktoken")]
+mod linear;
 
 use super::TokenCounter;
 use super::splits::{
@@ -116,6 +118,16 @@ const KIND: &str = "Hugging Face tokenizer.json";
 /// The property tests in `tests/suite/huggingface.rs` check that counts add up at every
 /// declared split point, on the fixtures and on adversarial text, for each kind.
 ///
+/// A long stretch without split points that is a run of one letter, of CJK or of
+/// emoji is searched in one pass, for a byte-level BPE file (`ByteLevel`, with its
+/// own pattern or a known `Split` first, no prefix space, no normaliser or NFC or
+/// NFKC, plain merges; with the `tiktoken` feature): the `bpe` crate's linear
+/// encoder, built from the merges on the first such search (about 2 s for a
+/// 65,000-token vocabulary), encodes a little more than what fits once, and every
+/// shorter part's count is read off that encoding, where the search would count
+/// several growing parts. Other files (Metaspace, DeepSeek's isolated runs) search
+/// by counting.
+///
 /// # Cost
 ///
 /// `tokenizers` counts a text by building its normalised form (with 16 bytes of
@@ -141,6 +153,10 @@ struct Inner {
     tokenizer: Tokenizer,
     splits: Result<SplitRule, &'static str>,
     added: AddedTokens,
+    /// The linear engine of a byte-level BPE file, for long runs of one letter, of
+    /// CJK or of emoji; built on first use.
+    #[cfg(feature = "tiktoken")]
+    linear: Option<super::VocabBpe>,
 }
 
 impl HuggingFace {
@@ -216,11 +232,15 @@ impl HuggingFace {
         }
         let added = AddedTokens::new(&tokenizer);
         let splits = split_rule(&tokenizer, &added);
+        #[cfg(feature = "tiktoken")]
+        let linear = linear::engine(bytes, &tokenizer, splits, &added.contents);
         Ok(HuggingFace {
             inner: Arc::new(Inner {
                 tokenizer,
                 splits,
                 added,
+                #[cfg(feature = "tiktoken")]
+                linear,
             }),
         })
     }
@@ -303,6 +323,13 @@ impl TokenCounter for HuggingFace {
     // count again.
     fn __trusted(&self, _: super::seal::Seal) -> bool {
         true
+    }
+
+    // Long runs of one letter, of CJK or of emoji in a byte-level BPE file: the
+    // `bpe` crate's encoder counts every part of one in one pass.
+    #[cfg(feature = "tiktoken")]
+    fn __linear(&self, _: super::seal::Seal) -> Option<super::Linear<'_>> {
+        self.inner.linear.as_ref().map(super::Linear::vocab)
     }
 }
 

@@ -29,7 +29,7 @@ static O200K_RANKS: LazyLock<Ranks> = LazyLock::new(|| Ranks::new(&bpe_openai::o
 static CL100K_RANKS: LazyLock<Ranks> = LazyLock::new(|| Ranks::new(&bpe_openai::cl100k_base().bpe));
 
 /// How a stretch of text compares with a budget, its pieces counted one by one from
-/// the kept side (see [`Linear::walk_head`]).
+/// the kept side (see [`OpenAi::walk_head`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PieceWalk {
     /// The whole stretch costs this many tokens, within the limit.
@@ -45,9 +45,9 @@ pub(crate) enum PieceWalk {
     },
 }
 
-/// A handle on the linear engine of one encoding; `Copy`, a shared reference.
+/// A handle on the linear engine of one OpenAI encoding; `Copy`, a shared reference.
 #[derive(Clone, Copy)]
-pub struct Linear {
+pub(crate) struct OpenAi {
     tokenizer: &'static Tokenizer,
     /// The vocabulary by bytes: one lookup for a piece that is one token, the
     /// merge loop for other short pieces.
@@ -56,9 +56,9 @@ pub struct Linear {
     pattern: Pattern,
 }
 
-impl std::fmt::Debug for Linear {
+impl std::fmt::Debug for OpenAi {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Linear").finish_non_exhaustive()
+        f.debug_struct("OpenAi").finish_non_exhaustive()
     }
 }
 
@@ -66,9 +66,9 @@ impl std::fmt::Debug for Linear {
 /// costs at least `n / 128` tokens, whatever it holds.
 pub(crate) const MAX_TOKEN_BYTES: usize = 128;
 
-impl Linear {
+impl OpenAi {
     pub(crate) fn o200k_base() -> Self {
-        Linear {
+        OpenAi {
             tokenizer: bpe_openai::o200k_base(),
             ranks: &O200K_RANKS,
             pattern: Pattern::O200k,
@@ -76,7 +76,7 @@ impl Linear {
     }
 
     pub(crate) fn cl100k_base() -> Self {
-        Linear {
+        OpenAi {
             tokenizer: bpe_openai::cl100k_base(),
             ranks: &CL100K_RANKS,
             pattern: Pattern::Cl100k,
@@ -238,6 +238,314 @@ impl Linear {
     }
 }
 
+/// The linear engine the trimming engine searches a long piece with: an OpenAI
+/// encoding's, or the `bpe` crate's encoder of a vocabulary loaded from a file
+/// (Tekken). `Copy`, a shared reference.
+#[derive(Clone, Copy, Debug)]
+pub struct Linear<'a>(Engine<'a>);
+
+#[derive(Clone, Copy, Debug)]
+enum Engine<'a> {
+    OpenAi(OpenAi),
+    Vocab(&'a VocabBpe),
+}
+
+impl From<OpenAi> for Linear<'_> {
+    fn from(engine: OpenAi) -> Self {
+        Linear(Engine::OpenAi(engine))
+    }
+}
+
+impl<'a> Linear<'a> {
+    /// The engine of a vocabulary loaded from a file.
+    pub(crate) fn vocab(engine: &'a VocabBpe) -> Self {
+        Linear(Engine::Vocab(engine))
+    }
+
+    /// The OpenAI engine, which also knows the split points of its encodings and
+    /// so walks a stretch piece by piece ([`OpenAi::walk_head`]); `None` for a
+    /// vocabulary loaded from a file.
+    pub(crate) fn walker(self) -> Option<OpenAi> {
+        match self.0 {
+            Engine::OpenAi(engine) => Some(engine),
+            Engine::Vocab(_) => None,
+        }
+    }
+
+    /// Whether the pieces it cuts are the pre-tokenizer's (an OpenAI encoding), not
+    /// only runs that may be the beginning or end of a longer piece.
+    pub(crate) fn knows_pieces(self) -> bool {
+        matches!(self.0, Engine::OpenAi(_))
+    }
+
+    /// The byte offsets in `bytes` at which the tokens of its encoding (as one piece)
+    /// end, in order; the last one is `bytes.len()`. Empty for a vocabulary whose
+    /// encoder could not be built (its pieces are then never long, see
+    /// [`Self::first_piece_len`]).
+    pub(crate) fn token_ends(self, bytes: &[u8]) -> Vec<usize> {
+        match self.0 {
+            Engine::OpenAi(engine) => engine.token_ends(bytes),
+            Engine::Vocab(engine) => engine.token_ends(bytes),
+        }
+    }
+
+    /// The length of the first piece of `text` (0 for `""`). For a vocabulary
+    /// loaded from a file, a lower bound known from the characters alone: the
+    /// longest beginning of `text` that is a [`Run`] (0 when its encoder could not be
+    /// built, so that the search leaves the text to the counting probes).
+    pub(crate) fn first_piece_len(self, text: &str) -> usize {
+        match self.0 {
+            Engine::OpenAi(engine) => engine.first_piece_len(text),
+            Engine::Vocab(engine) if engine.bpe().is_some() => run_prefix_len(text),
+            Engine::Vocab(_) => 0,
+        }
+    }
+
+    /// Where the last piece of `text` starts (`text.len()` for `""`). For a
+    /// vocabulary loaded from a file, an upper bound known from the characters
+    /// alone: the start of the longest end of `text` that is a [`Run`].
+    pub(crate) fn last_piece_start(self, text: &str) -> usize {
+        match self.0 {
+            Engine::OpenAi(engine) => {
+                let mut last = text.len();
+                let mut offset = 0;
+                for piece in engine.pieces(text) {
+                    last = offset;
+                    offset += piece.len();
+                }
+                last
+            }
+            Engine::Vocab(engine) if engine.bpe().is_some() => run_suffix_start(text),
+            Engine::Vocab(_) => text.len(),
+        }
+    }
+
+    /// Whether the pre-tokenizer keeps `text` in one piece; for a vocabulary loaded
+    /// from a file, whether its characters say so (a [`Run`]), else `false`.
+    pub(crate) fn is_one_piece(self, text: &str) -> bool {
+        match self.0 {
+            Engine::OpenAi(engine) => engine.is_one_piece(text),
+            Engine::Vocab(_) => Run::of(text).is_some(),
+        }
+    }
+}
+
+/// The linear engine of a byte-pair vocabulary loaded from a file (Tekken's, whose
+/// ranks are tiktoken's): the `bpe` crate's backtracking encoder, built on first
+/// use (a few hundred milliseconds for 130,000 tokens), so that a counter that never
+/// searches a long piece never pays for it.
+///
+/// The pre-tokenizer of such a file is not this crate's, so the engine knows only
+/// the pieces whose characters tell: a [`Run`] is one piece for every pattern
+/// [`super::splits::is_known_pattern`] accepts (GPT-2's, `cl100k_base`'s,
+/// `o200k_base`'s, Tekken's), which the owner checks before it builds one.
+pub(crate) struct VocabBpe {
+    /// The tokens' bytes in rank order, one after the other.
+    bytes: Box<[u8]>,
+    /// Where each token ends in `bytes`.
+    ends: Box<[usize]>,
+    /// The encoder, or `None` when the `bpe` crate refused the vocabulary (a token
+    /// that its merges cannot reach, say).
+    built: std::sync::OnceLock<Option<bpe::byte_pair_encoding::BytePairEncoding>>,
+}
+
+impl std::fmt::Debug for VocabBpe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VocabBpe")
+            .field("tokens", &self.ends.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// How many hash factors [`VocabBpe`] tries for one free of collisions: with
+/// 130,000 tokens about one in eight is (the `bpe` crate keeps 32 bits of a hash).
+const HASH_FACTOR_TRIES: u64 = 256;
+
+impl VocabBpe {
+    /// A vocabulary of `tokens`, in rank order (rank 0 first); nothing is built yet.
+    ///
+    /// Only the single bytes and the tokens that can occur in the encoding of a run
+    /// are kept (those whose whole characters are characters of runs, whatever
+    /// bytes of a character they begin or end with), in the same order: byte-pair merging on a text only
+    /// ever makes tokens that are parts of it, and each such token's merges are
+    /// parts of it too, so runs encode as with the whole vocabulary, and the `bpe`
+    /// crate builds its automata over a fraction of it.
+    pub(crate) fn new<'t>(tokens: impl IntoIterator<Item = &'t [u8]>) -> Self {
+        let mut bytes = Vec::new();
+        let mut ends = Vec::new();
+        // Every byte stays a token, so that any bytes encode (a sample of text that
+        // is not a run gives an estimate).
+        let kept = |token: &&[u8]| token.len() == 1 || may_occur_in_a_run(token);
+        for token in tokens.into_iter().filter(kept) {
+            bytes.extend_from_slice(token);
+            ends.push(bytes.len());
+        }
+        VocabBpe {
+            bytes: bytes.into(),
+            ends: ends.into(),
+            built: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn tokens(&self) -> impl Iterator<Item = &[u8]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(self.ends.iter().copied())
+            .map(|(start, end)| &self.bytes[start..end])
+    }
+
+    /// The encoder, built on the first call.
+    pub(crate) fn bpe(&self) -> Option<&bpe::byte_pair_encoding::BytePairEncoding> {
+        self.built.get_or_init(|| self.build()).as_ref()
+    }
+
+    /// Builds the encoder with the first hash factor under which no two tokens
+    /// collide (the `bpe` crate panics on a collision), or `None`.
+    fn build(&self) -> Option<bpe::byte_pair_encoding::BytePairEncoding> {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let factor = (1..=HASH_FACTOR_TRIES)
+            .map(|k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+            .find(|&factor| {
+                seen.clear();
+                self.tokens()
+                    .all(|token| seen.insert(bpe_hash(token, factor)))
+            })?;
+        let tokens = self.tokens().map(<[u8]>::to_vec);
+        // The crate also panics on a vocabulary whose tokens do not each encode to
+        // themselves: its encoding would not be tiktoken's.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            bpe::byte_pair_encoding::BytePairEncoding::from_dictionary(tokens, Some(factor))
+        }))
+        .ok()
+    }
+
+    fn token_ends(&self, bytes: &[u8]) -> Vec<usize> {
+        let Some(bpe) = self.bpe() else {
+            return Vec::new();
+        };
+        let mut end = 0;
+        bpe.encode_via_backtracking(bytes)
+            .into_iter()
+            .map(|token| {
+                end += bpe.token_len(token);
+                end
+            })
+            .collect()
+    }
+
+    /// The count of `bytes` as one piece, if the encoder could be built.
+    #[cfg(test)]
+    pub(crate) fn count(&self, bytes: &[u8]) -> Option<usize> {
+        self.bpe().map(|bpe| bpe.count(bytes))
+    }
+}
+
+/// Whether `token` can be part of the bytes of a run: past the continuation bytes
+/// it may begin with and before the incomplete character it may end with, its
+/// characters are characters of runs.
+fn may_occur_in_a_run(token: &[u8]) -> bool {
+    let start = token
+        .iter()
+        .take(3)
+        .take_while(|&&byte| byte & 0xC0 == 0x80)
+        .count();
+    let rest = &token[start..];
+    let (valid, incomplete) = match std::str::from_utf8(rest) {
+        Ok(text) => (text, false),
+        Err(error) => (
+            std::str::from_utf8(&rest[..error.valid_up_to()]).unwrap_or_default(),
+            error.error_len().is_some(),
+        ),
+    };
+    // `error_len` is `Some` for bytes that are no UTF-8 at all, `None` for an
+    // incomplete character at the end.
+    !incomplete && valid.chars().all(is_run_char)
+}
+
+/// The `bpe` crate's (0.2) hash of a token's bytes under `factor`: FNV-1a of the
+/// length (8 bytes, little-endian) and the bytes, times `factor`, high 32 bits.
+/// Should a later version hash otherwise, a collision makes the build panic and
+/// the engine is not used.
+#[allow(clippy::cast_possible_truncation)]
+fn bpe_hash(bytes: &[u8], factor: u64) -> u32 {
+    let mut hash: u64 = 0xCBF2_9CE4_8422_2325;
+    let length = (bytes.len() as u64).to_le_bytes();
+    for &byte in length.iter().chain(bytes) {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01B3);
+    }
+    (hash.wrapping_mul(factor) >> 32) as u32
+}
+
+/// Whether `c` may be part of a [`Run`]: an ASCII letter, a letter without case, a
+/// pictograph or a character of emoji sequences.
+pub(crate) fn is_run_char(c: char) -> bool {
+    c.is_ascii_alphabetic() || is_caseless_letter(c) || is_pictograph_char(c)
+}
+
+/// The length of the longest beginning of `text` that is a [`Run`] (0 if none).
+fn run_prefix_len(text: &str) -> usize {
+    let Some(first) = text.chars().next() else {
+        return 0;
+    };
+    let same: fn(char) -> bool = if first.is_ascii_lowercase() {
+        |c| c.is_ascii_lowercase()
+    } else if first.is_ascii_uppercase() {
+        |c| c.is_ascii_uppercase()
+    } else if is_caseless_letter(first) {
+        is_caseless_letter
+    } else if is_pictograph_char(first) {
+        is_pictograph_char
+    } else {
+        return 0;
+    };
+    let length = text
+        .char_indices()
+        .find(|&(_, c)| !same(c))
+        .map_or(text.len(), |(at, _)| at);
+    if Run::of(&text[..length]).is_some() {
+        length
+    } else {
+        0
+    }
+}
+
+/// Where the longest end of `text` that is a [`Run`] starts (`text.len()` if none).
+fn run_suffix_start(text: &str) -> usize {
+    let Some(last) = text.chars().next_back() else {
+        return 0;
+    };
+    let same: fn(char) -> bool = if last.is_ascii_lowercase() {
+        |c| c.is_ascii_lowercase()
+    } else if last.is_ascii_uppercase() {
+        |c| c.is_ascii_uppercase()
+    } else if is_caseless_letter(last) {
+        is_caseless_letter
+    } else if is_pictograph_char(last) {
+        is_pictograph_char
+    } else {
+        return text.len();
+    };
+    let mut start = text
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !same(c))
+        .map_or(0, |(at, c)| at + c.len_utf8());
+    // A run of pictographs may not begin with a variation selector in its first
+    // two characters: step over at most two.
+    for _ in 0..2 {
+        if start >= text.len() || Run::of(&text[start..]).is_some() {
+            break;
+        }
+        start += text[start..].chars().next().map_or(1, char::len_utf8);
+    }
+    if start < text.len() && Run::of(&text[start..]).is_some() {
+        start
+    } else {
+        text.len()
+    }
+}
+
 /// Whether both encodings' patterns keep `text` in one piece, known from its
 /// characters alone, where the pre-tokenizer's regular expression costs some tens
 /// of instructions a byte: a run of ASCII letters of one case, of letters without
@@ -296,10 +604,14 @@ impl Run {
 /// `\p{Lm}`, in both of `o200k_base`'s letter classes and in `cl100k_base`'s
 /// `\p{L}+`): CJK ideographs (and Extension A), hiragana, katakana, Hangul
 /// syllables. Checked against the patterns' own classes for every code point in
-/// `tests::caseless_letters_and_pictographs_are_what_the_patterns_say`.
+/// `tests::caseless_letters_and_pictographs_are_what_the_patterns_say`. The two
+/// digraphs U+309F (ゟ) and U+30FF (ヿ) are left out: NFKC, the normaliser of some
+/// `tokenizer.json` files, turns them into two characters, and every other
+/// character of a run is left as it is by NFC and NFKC (checked in
+/// `tests/suite/huggingface.rs`).
 fn is_caseless_letter(c: char) -> bool {
     matches!(c as u32,
-        0x3041..=0x3096 | 0x309D..=0x309F | 0x30A1..=0x30FA | 0x30FC..=0x30FF
+        0x3041..=0x3096 | 0x309D..=0x309E | 0x30A1..=0x30FA | 0x30FC..=0x30FE
         | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7A3)
 }
 
@@ -351,7 +663,7 @@ mod tests {
     fn one_case_letter_runs_are_one_piece_as_the_patterns_say() {
         let runs = ["a", "zzzz", "QUICK", "abcdefghijklmnopqrstuvwxyz", "ABCXYZ"];
         let not_runs = ["", "aB", "Ab", "a b", "a1", "é", "a's", "aaaa\n"];
-        for linear in [Linear::o200k_base(), Linear::cl100k_base()] {
+        for linear in [OpenAi::o200k_base(), OpenAi::cl100k_base()] {
             for run in runs {
                 let long = run.repeat(300);
                 for text in [run, long.as_str()] {
@@ -385,7 +697,7 @@ mod tests {
             "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa bbbbbbbbbbbbbbbbbbbbbbbb",
         ];
         let is_split = |text: &str, at: usize| is_split_point(text, at);
-        for linear in [Linear::o200k_base(), Linear::cl100k_base()] {
+        for linear in [OpenAi::o200k_base(), OpenAi::cl100k_base()] {
             for text in texts {
                 let whole = linear.count(text);
                 for limit in [
@@ -483,7 +795,7 @@ mod tests {
             state ^= state << 17;
             usize::try_from(state % n as u64).unwrap_or(0)
         };
-        for linear in [Linear::o200k_base(), Linear::cl100k_base()] {
+        for linear in [OpenAi::o200k_base(), OpenAi::cl100k_base()] {
             for round in 0..4000 {
                 let set: &[char] = if round % 2 == 0 {
                     &letters
@@ -527,7 +839,7 @@ mod tests {
 
     /// What the encoder alone (`bpe`'s backtracking encoder) makes of one piece:
     /// its count and the ends of its tokens.
-    fn encoder_alone(linear: Linear, piece: &[u8]) -> (usize, Vec<usize>) {
+    fn encoder_alone(linear: OpenAi, piece: &[u8]) -> (usize, Vec<usize>) {
         let bpe = &linear.tokenizer.bpe;
         let mut end = 0;
         let ends = bpe
@@ -543,7 +855,7 @@ mod tests {
 
     /// The fast path (a lookup, the merge loop) against the encoder alone, piece by
     /// piece: the same count, token ends and ids.
-    fn assert_fast_path_agrees(linear: Linear, text: &str) {
+    fn assert_fast_path_agrees(linear: OpenAi, text: &str) {
         let bpe = &linear.tokenizer.bpe;
         for piece in linear.pieces(text) {
             let bytes = piece.as_bytes();
@@ -577,7 +889,7 @@ mod tests {
             "1234567890123 0.000001 3.14159265358979 1,000,000",
             "QmFzZTY0IGlzIGEgZ3JvdXAgb2YgYmluYXJ5LXRvLXRleHQ+/==",
         ];
-        for linear in [Linear::o200k_base(), Linear::cl100k_base()] {
+        for linear in [OpenAi::o200k_base(), OpenAi::cl100k_base()] {
             for text in texts {
                 assert_fast_path_agrees(linear, text);
             }
@@ -594,7 +906,7 @@ mod tests {
     /// Every token of the vocabulary is one token for the fast path.
     #[test]
     fn every_token_is_one_lookup() {
-        for linear in [Linear::o200k_base(), Linear::cl100k_base()] {
+        for linear in [OpenAi::o200k_base(), OpenAi::cl100k_base()] {
             let bpe = &linear.tokenizer.bpe;
             for id in (0..bpe.num_tokens()).filter_map(|id| u32::try_from(id).ok()) {
                 let bytes = bpe.token_bytes(id);
@@ -614,16 +926,45 @@ mod tests {
             any in "\\PC{0,80}",
             short in "[a-zA-Z0-9 '.,\n日本語é\u{301}👍🏽\u{200d}]{1,30}",
         ) {
-            for linear in [Linear::o200k_base(), Linear::cl100k_base()] {
+            for linear in [OpenAi::o200k_base(), OpenAi::cl100k_base()] {
                 assert_fast_path_agrees(linear, &any);
                 assert_fast_path_agrees(linear, &short);
             }
         }
     }
 
+    /// The runs a vocabulary's engine finds at the ends of a text: the longest, and
+    /// each one a run.
+    #[test]
+    fn run_ends_are_the_longest_runs() {
+        let cases = [
+            ("aaaaB", 4, 4),
+            ("Baaaa", 1, 1),
+            ("ABCdef", 3, 3),
+            ("日本語a", 9, 9),
+            ("a日本語", 1, 1),
+            ("👍👍\u{200d}x", 11, 11),
+            ("x\u{fe0f}👍👍", 1, 4),
+            ("👍\u{fe0f}👍", 0, 7),
+            ("\u{fe0f}\u{fe0f}", 0, 6),
+            (" a", 0, 1),
+            ("", 0, 0),
+        ];
+        for (text, prefix, suffix_start) in cases {
+            assert_eq!(run_prefix_len(text), prefix, "{text:?}");
+            assert_eq!(run_suffix_start(text), suffix_start, "{text:?}");
+            if prefix > 0 {
+                assert!(Run::of(&text[..prefix]).is_some());
+            }
+            if suffix_start < text.len() {
+                assert!(Run::of(&text[suffix_start..]).is_some());
+            }
+        }
+    }
+
     #[test]
     fn no_token_is_longer_than_the_bound() {
-        for linear in [Linear::o200k_base(), Linear::cl100k_base()] {
+        for linear in [OpenAi::o200k_base(), OpenAi::cl100k_base()] {
             let bpe = &linear.tokenizer.bpe;
             let longest = (0..bpe.num_tokens())
                 .filter_map(|id| u32::try_from(id).ok())
@@ -635,7 +976,7 @@ mod tests {
 
     #[test]
     fn count_within_gives_up_on_a_piece_too_long_to_fit() {
-        let linear = Linear::o200k_base();
+        let linear = OpenAi::o200k_base();
         let text = "a".repeat(10_000);
         assert_eq!(linear.count_within(&text, 10), None);
         let count = linear.count(&text);

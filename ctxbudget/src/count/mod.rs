@@ -43,7 +43,7 @@ mod merge;
 #[cfg(feature = "tiktoken")]
 mod pieces;
 #[cfg(feature = "tiktoken")]
-pub(crate) use linear::{Linear, PieceWalk, Run};
+pub(crate) use linear::{Linear, PieceWalk, Run, VocabBpe, is_run_char};
 #[cfg(feature = "tiktoken")]
 mod tiktoken;
 #[cfg(feature = "tiktoken")]
@@ -201,13 +201,13 @@ pub trait TokenCounter {
         false
     }
 
-    /// The linear byte-pair engine of a [`Tiktoken`], which the trimming engine
-    /// uses to find a cut inside a long piece without split points in one pass.
-    /// `None` for every other counter; the argument cannot be named outside this
-    /// crate.
+    /// The linear byte-pair engine of a [`Tiktoken`] (or a Tekken counter), which
+    /// the trimming engine uses to find a cut inside a long piece without split
+    /// points in one pass. `None` for every other counter; the argument cannot be
+    /// named outside this crate.
     #[cfg(feature = "tiktoken")]
     #[doc(hidden)]
-    fn __linear(&self, _: seal::Seal) -> Option<linear::Linear> {
+    fn __linear(&self, _: seal::Seal) -> Option<linear::Linear<'_>> {
         None
     }
 
@@ -368,7 +368,7 @@ fn ceil_boundary(text: &str, index: usize) -> usize {
 /// The linear engine of `counter` when it is (a pointer to) a [`Tiktoken`] that has
 /// one.
 #[cfg(feature = "tiktoken")]
-pub(crate) fn linear_engine<C: TokenCounter + ?Sized>(counter: &C) -> Option<Linear> {
+pub(crate) fn linear_engine<C: TokenCounter + ?Sized>(counter: &C) -> Option<Linear<'_>> {
     counter.__linear(seal::Seal(()))
 }
 
@@ -471,7 +471,7 @@ macro_rules! forward_token_counter {
                 (**self).__trusted(seal)
             }
             #[cfg(feature = "tiktoken")]
-            fn __linear(&self, seal: seal::Seal) -> Option<linear::Linear> {
+            fn __linear(&self, seal: seal::Seal) -> Option<linear::Linear<'_>> {
                 (**self).__linear(seal)
             }
             #[cfg(feature = "claude")]

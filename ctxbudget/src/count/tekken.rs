@@ -19,7 +19,7 @@ use serde::Deserialize;
 use tiktoken_rs::CoreBPE;
 
 use super::TokenCounter;
-use super::splits::{IsolatedRuns, PieceRule, SplitRule, is_known_pattern};
+use super::splits::{self, IsolatedRuns, PieceRule, SplitRule, is_known_pattern};
 use super::tokenizer_file::{self, TokenizerFileError, TokenizerSource};
 
 const KIND: &str = "Tekken";
@@ -81,8 +81,17 @@ const KIND: &str = "Tekken";
 /// digits; like `Tiktoken`'s, its pieces start at a space after a
 /// character other than whitespace and at punctuation (other than an apostrophe)
 /// after a letter or digit, and no alternative looks behind. Those offsets are split
-/// points, checked by the property tests in `tests/suite/tekken.rs`. A file with another
-/// pattern gets none ([`Tekken::has_split_points`]) and trims by the slower search.
+/// points, checked by the property tests in `tests/suite/tekken.rs`. Each digit is a
+/// piece of its own, so the offsets after an ASCII digit, and before one that follows
+/// a character other than whitespace, are split points too (base64 and hexadecimal
+/// text trims piece by piece). A file with another pattern gets none
+/// ([`Tekken::has_split_points`]) and trims by the slower search.
+///
+/// Inside a long piece without split points (a run of one letter, of CJK, of
+/// emoji), trimming encodes a little more than what fits once with the `bpe`
+/// crate's linear encoder (built from the vocabulary on the first such search,
+/// with the `tiktoken` feature) and reads every shorter part's count off that one
+/// encoding, where counting growing parts would cost several counts.
 #[derive(Clone)]
 pub struct Tekken {
     inner: Arc<Inner>,
@@ -91,6 +100,13 @@ pub struct Tekken {
 struct Inner {
     bpe: CoreBPE,
     splits: Option<SplitRule>,
+    /// Whether the pattern makes every digit a piece of its own (`\p{N}`, as
+    /// Tekken's does), so that offsets around ASCII digits are split points too.
+    digits: bool,
+    /// The linear engine of the vocabulary, for a file whose pattern is known
+    /// (its runs of letters and of pictographs are one piece); built on first use.
+    #[cfg(feature = "tiktoken")]
+    linear: Option<super::VocabBpe>,
     vocab_size: usize,
     version: String,
 }
@@ -173,6 +189,7 @@ impl Tekken {
         }
         let mut ranks = rustc_hash::FxHashMap::default();
         ranks.reserve(inner_size);
+        let mut tokens = Vec::with_capacity(inner_size);
         for (index, token) in parsed.vocab.iter().take(inner_size).enumerate() {
             if usize::try_from(token.rank).ok() != Some(index) {
                 return Err(invalid(format!(
@@ -201,6 +218,7 @@ impl Tekken {
                 )));
             }
             let rank = u32::try_from(index).map_err(|_| invalid("too many tokens".into()))?;
+            tokens.push(bytes.clone());
             if ranks.insert(bytes, rank).is_some() {
                 return Err(invalid(format!(
                     "the bytes of rank {index} appear twice in the vocabulary"
@@ -222,10 +240,18 @@ impl Tekken {
             isolated: IsolatedRuns::NONE,
             ascii_only: false,
         });
+        #[cfg(feature = "tiktoken")]
+        let linear = splits.map(|_| super::VocabBpe::new(tokens.iter().map(Vec::as_slice)));
+        #[cfg(not(feature = "tiktoken"))]
+        drop(tokens);
+        let digits = splits.is_some() && config.pattern.contains(r"|\p{N}|");
         Ok(Tekken {
             inner: Arc::new(Inner {
                 bpe,
                 splits,
+                digits,
+                #[cfg(feature = "tiktoken")]
+                linear,
                 vocab_size: config.default_vocab_size,
                 version: config.version.clone(),
             }),
@@ -276,6 +302,18 @@ fn check_pattern(bpe: &CoreBPE) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether a pattern whose digits are pieces of their own cuts between `previous`
+/// and `next`: where `rule` says, after an ASCII digit, and before one that follows
+/// a character other than whitespace. A digit is always a whole piece (no other
+/// alternative takes `\p{N}`), and nothing looks behind, so the pieces on each side
+/// are those of that side alone; before a digit that follows whitespace they are not
+/// (`\s+(?!\S)` leaves the last space of a run for the next piece).
+fn cuts(rule: SplitRule, previous: char, next: char) -> bool {
+    rule.cuts(previous, next)
+        || previous.is_ascii_digit()
+        || next.is_ascii_digit() && !previous.is_whitespace()
+}
+
 impl fmt::Debug for Tekken {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Tekken")
@@ -298,11 +336,36 @@ impl TokenCounter for Tekken {
     }
 
     fn next_split(&self, text: &str, from: usize) -> Option<usize> {
-        self.inner.splits?.next(text, from, |_| false)
+        let rule = self.inner.splits?;
+        if !self.inner.digits {
+            return rule.next(text, from, |_| false);
+        }
+        let from = splits::ceil_char_boundary(text, from.max(1));
+        let mut previous = text.get(..from)?.chars().next_back()?;
+        for (offset, next) in text[from..].char_indices() {
+            if cuts(rule, previous, next) {
+                return Some(from + offset);
+            }
+            previous = next;
+        }
+        None
     }
 
     fn prev_split(&self, text: &str, before: usize) -> Option<usize> {
-        self.inner.splits?.prev(text, before, |_| false)
+        let rule = self.inner.splits?;
+        if !self.inner.digits {
+            return rule.prev(text, before, |_| false);
+        }
+        let before = splits::floor_char_boundary(text, before);
+        let mut chars = text[..before].char_indices().rev();
+        let (_, mut next) = chars.next()?;
+        for (at, previous) in chars {
+            if cuts(rule, previous, next) {
+                return Some(at + previous.len_utf8());
+            }
+            next = previous;
+        }
+        None
     }
 
     fn exactness(&self) -> super::Exactness {
@@ -314,5 +377,139 @@ impl TokenCounter for Tekken {
     // count again.
     fn __trusted(&self, _: super::seal::Seal) -> bool {
         true
+    }
+
+    // Long runs of one letter, of CJK or of emoji are one piece without split
+    // points: the `bpe` crate's encoder counts every part of one in one pass.
+    #[cfg(feature = "tiktoken")]
+    fn __linear(&self, _: super::seal::Seal) -> Option<super::Linear<'_>> {
+        self.inner.linear.as_ref().map(super::Linear::vocab)
+    }
+}
+
+#[cfg(all(test, feature = "tiktoken"))]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+    use crate::{Keep, TrimOptions, trim_with};
+
+    /// A Tekken file with Tekken's pattern: the 256 bytes, then runs of `a` of 2,
+    /// 3, 4, 8 and 16 bytes, and `日` (3 bytes) and its runs of 2 and 4.
+    fn tiny() -> Tekken {
+        let encode = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+        let mut tokens: Vec<Vec<u8>> = (0u8..=255).map(|byte| vec![byte]).collect();
+        for n in [2, 3, 4, 8, 16] {
+            tokens.push(b"a".repeat(n));
+        }
+        tokens.push("日".as_bytes()[..2].to_vec());
+        for n in [1, 2, 4] {
+            tokens.push("日".repeat(n).into_bytes());
+        }
+        let vocab: Vec<serde_json::Value> = tokens
+            .iter()
+            .enumerate()
+            .map(|(rank, bytes)| {
+                serde_json::json!({"rank": rank, "token_bytes": encode(bytes), "token_str": null})
+            })
+            .collect();
+        let pattern = r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+        let file = serde_json::json!({
+            "config": {"pattern": pattern, "num_vocab_tokens": tokens.len(),
+                       "default_vocab_size": tokens.len() + 10,
+                       "default_num_special_tokens": 10, "version": "v3"},
+            "vocab": vocab,
+        });
+        Tekken::from_bytes(file.to_string()).expect("the tiny file loads")
+    }
+
+    /// The Tekken counter, adding up the bytes it is asked to count.
+    struct Counting<'a> {
+        inner: &'a Tekken,
+        bytes: Cell<usize>,
+    }
+
+    impl TokenCounter for Counting<'_> {
+        fn count(&self, text: &str) -> usize {
+            self.bytes.set(self.bytes.get() + text.len());
+            self.inner.count(text)
+        }
+        fn next_split(&self, text: &str, from: usize) -> Option<usize> {
+            self.inner.next_split(text, from)
+        }
+        fn prev_split(&self, text: &str, before: usize) -> Option<usize> {
+            self.inner.prev_split(text, before)
+        }
+        fn __trusted(&self, seal: super::super::seal::Seal) -> bool {
+            self.inner.__trusted(seal)
+        }
+        fn __linear(&self, seal: super::super::seal::Seal) -> Option<super::super::Linear<'_>> {
+            self.inner.__linear(seal)
+        }
+    }
+
+    /// Inside one long run, trimming reads the counts off one encoding by the
+    /// linear engine: the counter itself counts less than what is kept (counting
+    /// probes count growing parts, several times what is kept), and what is kept
+    /// costs what the trim says.
+    #[test]
+    fn a_long_run_is_searched_with_one_encoding() {
+        let tekken = tiny();
+        assert!(super::super::linear_engine(&tekken).is_some());
+        for unit in ["a", "日"] {
+            let text = unit.repeat(20_000);
+            for keep in [Keep::Head, Keep::Tail] {
+                for budget in [10, 300, 1_000] {
+                    let counter = Counting {
+                        inner: &tekken,
+                        bytes: Cell::new(0),
+                    };
+                    let trimmed =
+                        trim_with(&text, budget, &counter, &TrimOptions::new().keep(keep));
+                    let asked = counter.bytes.get();
+                    assert!(trimmed.cut && trimmed.tokens <= budget);
+                    assert_eq!(trimmed.tokens, tekken.count(trimmed.kept));
+                    assert!(
+                        asked <= trimmed.kept.len(),
+                        "{unit} {keep:?} {budget}: counted {asked} bytes to keep {}",
+                        trimmed.kept.len()
+                    );
+                }
+            }
+        }
+    }
+
+    /// The engine's encoder builds from a vocabulary and counts as tiktoken-rs's;
+    /// a vocabulary the `bpe` crate refuses (a token its merges cannot reach) gives
+    /// no encoder, and the engine then finds no long piece.
+    #[test]
+    fn the_encoder_counts_as_tiktoken_or_is_not_used() {
+        let tekken = tiny();
+        let engine = tekken.inner.linear.as_ref().expect("a known pattern");
+        for text in [
+            "a",
+            "aaaaaaa",
+            &"a".repeat(1_001),
+            &"日".repeat(77),
+            "日日a",
+        ] {
+            assert_eq!(
+                engine.count(text.as_bytes()),
+                Some(tekken.count(text)),
+                "{text}"
+            );
+        }
+        // Text that is no run encodes too (the search samples it for an estimate).
+        let other = "Intro, then: [x] \u{ff} 🇯🇵 \n\t ".as_bytes();
+        let ends = super::super::Linear::vocab(engine).token_ends(other);
+        assert_eq!(ends.last(), Some(&other.len()));
+        // "日日" without "日": no merge reaches it.
+        let mut tokens: Vec<Vec<u8>> = (0u8..=255).map(|byte| vec![byte]).collect();
+        tokens.push("日日".as_bytes().to_vec());
+        let unreachable = super::super::VocabBpe::new(tokens.iter().map(Vec::as_slice));
+        assert_eq!(unreachable.count("日日".as_bytes()), None);
+        let linear = super::super::Linear::vocab(&unreachable);
+        assert_eq!(linear.first_piece_len(&"a".repeat(600)), 0);
+        assert!(linear.token_ends(b"aaa").is_empty());
     }
 }

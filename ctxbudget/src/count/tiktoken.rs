@@ -6,7 +6,7 @@ use std::fmt;
 use tiktoken_rs::CoreBPE;
 use tiktoken_rs::tokenizer::{Tokenizer, get_tokenizer};
 
-use super::linear::Linear;
+use super::linear::{Linear, OpenAi};
 use super::{TokenCounter, tiktoken_splits};
 
 /// A byte-pair encoding of OpenAI's models.
@@ -104,7 +104,7 @@ pub struct Tiktoken {
 /// encoding, `tiktoken-rs` itself for the legacy `p50k_base` and `r50k_base`.
 #[derive(Clone, Copy)]
 enum Engine {
-    Linear(Linear),
+    Linear(OpenAi),
     Classic(&'static CoreBPE),
 }
 
@@ -112,8 +112,8 @@ impl Tiktoken {
     /// A counter for `encoding`.
     pub fn new(encoding: Encoding) -> Self {
         let engine = match encoding {
-            Encoding::O200kBase => Engine::Linear(Linear::o200k_base()),
-            Encoding::Cl100kBase => Engine::Linear(Linear::cl100k_base()),
+            Encoding::O200kBase => Engine::Linear(OpenAi::o200k_base()),
+            Encoding::Cl100kBase => Engine::Linear(OpenAi::cl100k_base()),
             Encoding::P50kBase | Encoding::R50kBase => Engine::Classic(encoding.bpe()),
         };
         Tiktoken { encoding, engine }
@@ -234,9 +234,9 @@ impl TokenCounter for Tiktoken {
         true
     }
 
-    fn __linear(&self, _: super::seal::Seal) -> Option<Linear> {
+    fn __linear(&self, _: super::seal::Seal) -> Option<Linear<'_>> {
         match self.engine {
-            Engine::Linear(linear) => Some(linear),
+            Engine::Linear(linear) => Some(linear.into()),
             Engine::Classic(_) => None,
         }
     }

@@ -76,7 +76,7 @@ pub(crate) struct Ledger<'t, C: ?Sized> {
     /// The linear engine of a `Tiktoken`, which searches a long piece without split
     /// points in one pass.
     #[cfg(feature = "tiktoken")]
-    linear: Option<crate::count::Linear>,
+    linear: Option<crate::count::Linear<'t>>,
     /// What the last search with the linear engine found, and (once the walk
     /// stopped in it) the count of the kept part before its anchor.
     #[cfg(feature = "tiktoken")]
@@ -472,7 +472,11 @@ impl<'t, C: TokenCounter + ?Sized> Ledger<'t, C> {
     ) -> Result<usize, (usize, usize, usize)> {
         let chunk = &self.text[start..end];
         #[cfg(feature = "tiktoken")]
-        if let Some(linear) = self.linear.filter(|_| self.splits) {
+        if let Some(linear) = self
+            .linear
+            .and_then(crate::count::Linear::walker)
+            .filter(|_| self.splits)
+        {
             use crate::count::PieceWalk;
             let walk = match self.side {
                 Side::Head => linear.walk_head(chunk, remaining),

@@ -164,6 +164,10 @@ fn search_head(
             until = grow(Side::Head, start, until, piece_end);
             continue;
         }
+        if until >= piece_end && piece_end < end && ends.len() <= limit && !linear.knows_pieces() {
+            // A run that fits whole, in a piece that may go on past it.
+            return None;
+        }
         // The first `k` tokens spell `text[start..start + ends[k - 1]]`.
         let ends: Vec<(usize, usize)> = ends
             .into_iter()
@@ -224,6 +228,14 @@ fn search_tail(
             from = grow(Side::Tail, end, from, piece_start);
             continue;
         }
+        if from <= piece_start
+            && piece_start > start
+            && ends.len() <= limit
+            && !linear.knows_pieces()
+        {
+            // A run that fits whole, in a piece that may go on past it.
+            return None;
+        }
         // The last `k` tokens spell `text[from + ends[count - k - 1]..end]` (all
         // of it for `k == count`).
         let count = ends.len();
@@ -266,15 +278,10 @@ fn last_piece(linear: Linear, text: &str, from: usize, end: usize) -> Option<(us
             return Some((from, Some(run)));
         }
     }
-    let mut last = None;
-    let mut offset = from;
-    for piece in linear.pieces(&text[from..end]) {
-        last = Some(offset);
-        offset += piece.len();
-    }
+    let start = from + linear.last_piece_start(&text[from..end]);
     // The last piece alone may be a run (a piece the pattern cut after a
     // variation selector, say).
-    last.map(|start| (start, Run::of(&text[start..end])))
+    (start < end).then(|| (start, Run::of(&text[start..end])))
 }
 
 /// The length to encode for `limit` tokens and a margin, from a sample of `bytes`
