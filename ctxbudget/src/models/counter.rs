@@ -97,6 +97,9 @@ impl TokenCounter for ModelCounter {
     fn __trusted(&self, seal: seal::Seal) -> bool {
         each!(self, counter => counter.__trusted(seal))
     }
+    fn __linear(&self, seal: seal::Seal) -> Option<crate::count::Linear<'_>> {
+        each!(self, counter => counter.__linear(seal))
+    }
     #[cfg(feature = "claude")]
     fn __claude(&self, seal: seal::Seal) -> Option<crate::count::Claude> {
         each!(self, counter => counter.__claude(seal))
@@ -294,5 +297,22 @@ impl Model {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A catalogue counter hands the trimming engine what its counter has: the
+    /// linear engine of an OpenAI encoding, which searches inside a long piece
+    /// in one pass instead of counting probes.
+    #[test]
+    fn a_model_counter_passes_its_linear_engine_on() {
+        let counter = Model::lookup("gpt-4o").unwrap().counter().unwrap();
+        assert!(matches!(counter, ModelCounter::Tiktoken(_)));
+        assert!(crate::count::linear_engine(&counter).is_some());
+        let estimate = ModelCounter::Estimate(ModelEstimate::claude());
+        assert!(crate::count::linear_engine(&estimate).is_none());
     }
 }
