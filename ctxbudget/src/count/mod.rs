@@ -42,8 +42,12 @@ mod linear;
 mod merge;
 #[cfg(feature = "tiktoken")]
 mod pieces;
+#[cfg(all(feature = "tiktoken", any(feature = "huggingface", feature = "tekken")))]
+pub(crate) use linear::VocabBpe;
+#[cfg(all(feature = "tiktoken", feature = "huggingface"))]
+pub(crate) use linear::is_run_char;
 #[cfg(feature = "tiktoken")]
-pub(crate) use linear::{Linear, PieceWalk, Run, VocabBpe, is_run_char};
+pub(crate) use linear::{Linear, PieceWalk, Run};
 #[cfg(feature = "tiktoken")]
 mod tiktoken;
 #[cfg(feature = "tiktoken")]
